@@ -1,0 +1,106 @@
+// Reading and writing NumPy .npy files.
+//
+// The header is parsed as the Python literal it is (no regexes, any key order or spacing);
+// the data is never interpreted: element bytes are copied as they are, so every fixed-size
+// dtype in either byte order round-trips with its dtype string intact.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tslice/view.hpp"
+
+namespace tslice {
+
+// A dtype as the header gives it. `descr` is the header's value re-serialised the way
+// numpy writes it ('<f4', or a list of field tuples for structured dtypes), so an output
+// file names exactly the input's dtype.
+struct DType {
+    std::string descr;        // Python literal, e.g. "'<f4'" or "[('x', '<i4'), ('y', '<f8')]"
+    char byte_order = '|';    // '<', '>', '|' or '=' for a simple dtype; '|' for structured
+    char kind = 'V';          // 'b','i','u','f','c','S','U','V','M','m'; 'V' for structured
+    std::size_t itemsize = 0; // bytes per element, > 0
+    bool structured = false;  // descr is a list of fields
+    std::string type_string;  // for simple dtypes the string itself, e.g. "<f4"; empty if structured
+
+    // For printing: the fields of a structured dtype (empty otherwise).
+    struct Field {
+        std::string name;
+        std::size_t offset = 0;
+        std::shared_ptr<const DType> type;
+        std::vector<std::int64_t> subshape;  // sub-array shape, empty for a scalar field
+    };
+    std::vector<Field> fields;
+
+    bool operator==(const DType& other) const { return descr == other.descr; }
+};
+
+struct NpyHeader {
+    int major = 1, minor = 0;
+    DType dtype;
+    bool fortran_order = false;
+    std::vector<std::int64_t> shape;
+    std::size_t data_offset = 0;  // bytes from the start of the file to the first element
+
+    std::int64_t element_count() const;  // product of shape (1 for 0-d)
+    std::size_t data_bytes() const;      // element_count * itemsize
+};
+
+// Parses the magic, version, header length and header dict from the first bytes of a file.
+// `available` is how many bytes the caller has; throws Error(Input) with a message that
+// names what is wrong. Does not check that the data fits; see NpyArray.
+NpyHeader parse_npy_header(const std::byte* bytes, std::size_t available);
+
+// Parses a dtype descr value such as "'<f4'" or "[('a', '<i4')]" (the Python literal text).
+DType parse_dtype_descr(std::string_view literal);
+
+// The serialized header for a C-order array of `dtype` and `shape`: magic, version (1.0
+// unless the header needs 2.0), length, dict, padded with spaces and '\n' so the data
+// starts on a 64-byte boundary.
+std::string make_npy_header(const DType& dtype, const std::vector<std::int64_t>& shape);
+
+// An opened .npy input: a file is memory-mapped (never read whole); standard input is read
+// into memory. Checks that the file holds all the data the header promises.
+class NpyArray {
+public:
+    // `path` "-" means standard input.
+    static NpyArray open(const std::string& path);
+    // Parses a header only, reading as few bytes as possible (for --shape).
+    static NpyHeader read_header(const std::string& path);
+    // From bytes already in memory (tests); the bytes are copied.
+    static NpyArray from_bytes(std::string bytes);
+
+    NpyArray(NpyArray&&) noexcept;
+    NpyArray& operator=(NpyArray&&) noexcept;
+    ~NpyArray();
+
+    const NpyHeader& header() const { return header_; }
+    const std::byte* data() const { return data_; }
+    // The whole array as a view over data(): C or Fortran strides as the header says.
+    View view() const;
+
+private:
+    NpyArray() = default;
+    NpyHeader header_;
+    const std::byte* data_ = nullptr;
+    void* map_ = nullptr;
+    std::size_t map_size_ = 0;
+    std::string owned_;  // for standard input and from_bytes
+};
+
+// Writes a C-order .npy: to a temporary file beside `path`, renamed into place only when
+// everything was written, so a failure leaves no partial file and never harms an existing
+// one. `path` "-" writes to standard output. `fill` is called with consecutive chunks of the
+// output (C order), `count` elements starting at element `first`, and must fill all
+// count * itemsize bytes at `dst`; chunks are bounded in size so the result is never held
+// whole in memory.
+using ChunkFiller = std::function<void(std::byte* dst, std::int64_t first, std::int64_t count)>;
+void write_npy(const std::string& path, const DType& dtype, const std::vector<std::int64_t>& shape,
+               const ChunkFiller& fill);
+
+}  // namespace tslice

@@ -1,0 +1,37 @@
+#include "tslice/view.hpp"
+
+namespace tslice {
+
+std::int64_t View::element_count() const {
+    std::int64_t count = 1;
+    for (auto length : shape) count *= length;
+    return count;
+}
+
+View View::contiguous(const std::vector<std::int64_t>& shape, std::size_t itemsize,
+                      bool fortran_order) {
+    View view;
+    view.shape = shape;
+    view.itemsize = itemsize;
+    view.byte_strides.assign(shape.size(), 0);
+    std::int64_t stride = static_cast<std::int64_t>(itemsize);
+    const std::size_t n = shape.size();
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t axis = fortran_order ? k : n - 1 - k;
+        view.byte_strides[axis] = stride;
+        stride *= shape[axis] > 0 ? shape[axis] : 1;
+    }
+    return view;
+}
+
+std::string format_shape(const std::vector<std::int64_t>& shape) {
+    std::string text = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (i) text += ", ";
+        text += std::to_string(shape[i]);
+    }
+    if (shape.size() == 1) text += ",";
+    return text + ")";
+}
+
+}  // namespace tslice

@@ -19,9 +19,11 @@ struct SliceItem {
     bool operator==(const SliceItem&) const = default;
 };
 
-// A single integer: selects one element and removes the axis.
+// A single integer: selects one element and removes the axis. A literal beyond 64 bits is
+// kept (saturated, flagged) so that the planner rejects it in numpy's order of checks.
 struct IntItem {
     std::int64_t value = 0;
+    bool overflows = false;
     bool operator==(const IntItem&) const = default;
 };
 

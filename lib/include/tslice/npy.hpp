@@ -103,4 +103,8 @@ using ChunkFiller = std::function<void(std::byte* dst, std::int64_t first, std::
 void write_npy(const std::string& path, const DType& dtype, const std::vector<std::int64_t>& shape,
                const ChunkFiller& fill);
 
+// Unlinks the temporary file write_npy is writing, if any, so an interrupted run leaves nothing
+// behind. Async-signal-safe: meant for a SIGINT/SIGTERM handler (which should then _exit).
+void remove_pending_temporary() noexcept;
+
 }  // namespace tslice

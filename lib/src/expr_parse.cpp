@@ -1,0 +1,295 @@
+// The index-expression parser: a hand-written recursive descent over the text, so every
+// error can point at the column where it happens.
+//
+// Grammar (whitespace allowed between any two tokens):
+//   expr     := '[' items ']' | items
+//   items    := item (',' item)* ','?
+//   item     := '...' | 'None' | 'newaxis' | 'np.newaxis' | 'numpy.newaxis' | slice | integer
+//   slice    := integer? ':' integer? (':' integer?)?
+//   integer  := ('+' | '-')* (decimal | 0x.. | 0o.. | 0b..)   with Python's '_' separators
+#include <cctype>
+#include <limits>
+
+#include "tslice/error.hpp"
+#include "tslice/expr.hpp"
+
+namespace tslice {
+namespace {
+
+constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kInt64Min = std::numeric_limits<std::int64_t>::min();
+
+// An integer literal as written; values beyond 64 bits keep their sign and a flag, because
+// numpy clamps them as slice bounds but rejects them as indices.
+struct Literal {
+    std::int64_t value = 0;  // saturated to the int64 range
+    bool overflows = false;
+};
+
+class Parser {
+public:
+    explicit Parser(std::string_view text) : text_(text) {}
+
+    IndexExpr parse() {
+        IndexExpr expr;
+        expr.text = std::string(text_);
+        check_brackets();
+        skip_space();
+        std::size_t end = text_.size();
+        while (end > pos_ && is_space(text_[end - 1])) --end;
+        if (pos_ == end) fail("empty index expression: write '...' for the whole array", pos_);
+        if (text_[pos_] == '[' && closing_bracket(pos_) == end - 1) {
+            ++pos_;
+            end_ = end - 1;
+            skip_space();
+            if (pos_ == end_) fail("empty index expression: write '[...]' for the whole array", pos_);
+        } else {
+            end_ = end;
+        }
+        parse_items(expr.items);
+        return expr;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& message, std::size_t column) const {
+        throw ExprError(message, std::string(text_), column);
+    }
+
+    static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+    bool at_end() const { return pos_ >= end_; }
+    char peek() const { return at_end() ? '\0' : text_[pos_]; }
+    void skip_space() {
+        while (pos_ < text_.size() && pos_ < end_ && is_space(text_[pos_])) ++pos_;
+    }
+
+    // Unbalanced brackets are reported where they are, before anything else is read.
+    void check_brackets() const {
+        std::vector<std::size_t> open;
+        for (std::size_t i = 0; i < text_.size(); ++i) {
+            if (text_[i] == '[') open.push_back(i);
+            if (text_[i] == ']') {
+                if (open.empty()) fail("unmatched ']'", i);
+                open.pop_back();
+            }
+        }
+        if (!open.empty()) fail("unmatched '['", open.back());
+    }
+
+    // The index of the ']' matching the '[' at `open`, or npos. Only brackets count: the
+    // grammar has no strings, so nothing can hide one.
+    std::size_t closing_bracket(std::size_t open) const {
+        int depth = 0;
+        for (std::size_t i = open; i < text_.size(); ++i) {
+            if (text_[i] == '[') ++depth;
+            if (text_[i] == ']' && --depth == 0) return i;
+        }
+        return std::string_view::npos;
+    }
+
+    void parse_items(std::vector<ExprItem>& items) {
+        for (;;) {
+            skip_space();
+            if (at_end()) {
+                if (items.empty()) fail("empty index expression", pos_);
+                return;  // a trailing comma, as Python allows
+            }
+            if (peek() == ',') fail("expected an index before ','", pos_);
+            items.push_back(parse_item());
+            skip_space();
+            if (at_end()) return;
+            if (peek() != ',') fail(unexpected("expected ',' between indices"), pos_);
+            ++pos_;
+        }
+    }
+
+    std::string unexpected(const std::string& expectation) const {
+        if (at_end()) return expectation + ", found the end of the expression";
+        const char c = peek();
+        if (c == ']') return "unmatched ']'";
+        if (c == '[') return "unexpected '[': integer-list (advanced) indexing is not supported";
+        return expectation + ", found '" + std::string(1, c) + "'";
+    }
+
+    ExprItem parse_item() {
+        ExprItem item;
+        item.column = pos_;
+        if (text_.substr(pos_, 3) == "...") {
+            pos_ += 3;
+            item.item = EllipsisItem{};
+            return item;
+        }
+        if (std::isalpha(static_cast<unsigned char>(peek())) || peek() == '_') {
+            const std::string word = read_dotted_name();
+            if (word == "None" || word == "newaxis" || word == "np.newaxis" || word == "numpy.newaxis") {
+                item.item = NewAxisItem{};
+                return item;
+            }
+            if (word == "True" || word == "False")
+                fail("boolean indices are not supported: use an integer, a slice, '...' or None",
+                     item.column);
+            fail("unknown name '" + word + "': an index is an integer, a slice, '...' or None",
+                 item.column);
+        }
+        std::optional<Literal> first;
+        if (peek() != ':') first = parse_integer();
+        skip_space();
+        if (peek() != ':') {
+            if (!first) fail(unexpected("expected an index"), pos_);
+            if (peek() == '.') fail(non_integer_message(), item.column);
+            // Out-of-64-bit integers are reported by the planner, in numpy's order of checks.
+            item.item = IntItem{first->value, first->overflows};
+            return item;
+        }
+        SliceItem slice;
+        if (first) slice.start = first->value;
+        ++pos_;  // the first ':'
+        skip_space();
+        if (starts_integer()) slice.stop = parse_integer().value;
+        skip_space();
+        if (peek() == ':') {
+            ++pos_;
+            skip_space();
+            if (starts_integer()) {
+                const Literal step = parse_integer();
+                // Python's slice clamps a step below -PY_SSIZE_T_MAX to -PY_SSIZE_T_MAX, so that
+                // negating it cannot overflow.
+                slice.step = step.value < -kInt64Max ? -kInt64Max : step.value;
+            }
+            skip_space();
+            if (peek() == ':') fail("a slice has at most three parts, start:stop:step", pos_);
+        }
+        if (!at_end() && peek() != ',') {
+            if (peek() == '.') fail(non_integer_message(), pos_);
+            fail(unexpected("expected ',' or the end of the expression"), pos_);
+        }
+        item.item = slice;
+        return item;
+    }
+
+    static std::string non_integer_message() {
+        return "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+               "integer or boolean arrays are valid indices";
+    }
+
+    std::string read_dotted_name() {
+        const std::size_t start = pos_;
+        while (!at_end() && (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_' ||
+                             peek() == '.'))
+            ++pos_;
+        return std::string(text_.substr(start, pos_ - start));
+    }
+
+    bool starts_integer() const {
+        const char c = peek();
+        return c == '+' || c == '-' || std::isdigit(static_cast<unsigned char>(c));
+    }
+
+    Literal parse_integer() {
+        bool negative = false;
+        const std::size_t start = pos_;
+        while (peek() == '+' || peek() == '-') {
+            if (peek() == '-') negative = !negative;
+            ++pos_;
+            skip_space();
+        }
+        if (!std::isdigit(static_cast<unsigned char>(peek()))) {
+            if (pos_ != start) fail(unexpected("expected digits after the sign"), pos_);
+            fail(unexpected("expected an integer"), pos_);
+        }
+        const std::size_t digits_start = pos_;
+        int base = 10;
+        if (peek() == '0' && pos_ + 1 < end_) {
+            const char prefix = static_cast<char>(std::tolower(static_cast<unsigned char>(text_[pos_ + 1])));
+            if (prefix == 'x') base = 16;
+            if (prefix == 'o') base = 8;
+            if (prefix == 'b') base = 2;
+            if (base != 10) pos_ += 2;
+        }
+        // Magnitudes are accumulated as unsigned with a sticky overflow flag; the int64 range
+        // is applied once the sign is known.
+        std::uint64_t magnitude = 0;
+        bool overflow = false;
+        int digit_count = 0;
+        bool nonzero_leading = false;
+        char previous = '\0';
+        while (!at_end()) {
+            const char c = peek();
+            if (c == '_') {
+                if (previous == '_' || (digit_count == 0 && base == 10))
+                    fail("invalid integer: '_' must separate digits", pos_);
+                previous = c;
+                ++pos_;
+                continue;
+            }
+            const int digit = digit_value(c);
+            if (digit < 0 || digit >= base) {
+                if (std::isalnum(static_cast<unsigned char>(c)))
+                    fail("invalid digit '" + std::string(1, c) + "' in an integer", pos_);
+                break;
+            }
+            if (digit_count == 0 && base == 10 && digit != 0) nonzero_leading = true;
+            if (digit_count > 0 && base == 10 && !nonzero_leading && digit != 0)
+                fail("leading zeros in decimal integers are not permitted", digits_start);
+            if (!overflow && (__builtin_mul_overflow(magnitude, static_cast<std::uint64_t>(base), &magnitude) ||
+                              __builtin_add_overflow(magnitude, static_cast<std::uint64_t>(digit), &magnitude)))
+                overflow = true;
+            ++digit_count;
+            previous = c;
+            ++pos_;
+        }
+        if (digit_count == 0) fail("invalid integer: no digits after the base prefix", digits_start);
+        if (previous == '_') fail("invalid integer: '_' must separate digits", pos_ - 1);
+        Literal literal;
+        const std::uint64_t limit = negative ? static_cast<std::uint64_t>(kInt64Max) + 1
+                                             : static_cast<std::uint64_t>(kInt64Max);
+        if (overflow || magnitude > limit) {
+            literal.overflows = true;
+            literal.value = negative ? kInt64Min : kInt64Max;
+        } else if (negative) {
+            literal.value = magnitude == limit ? kInt64Min : -static_cast<std::int64_t>(magnitude);
+        } else {
+            literal.value = static_cast<std::int64_t>(magnitude);
+        }
+        return literal;
+    }
+
+    static int digit_value(char c) {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    }
+
+    std::string_view text_;
+    std::size_t pos_ = 0;
+    std::size_t end_ = text_.size();
+};
+
+std::string bound_text(const std::optional<std::int64_t>& bound) {
+    return bound ? std::to_string(*bound) : std::string();
+}
+
+}  // namespace
+
+IndexExpr parse_index_expr(std::string_view text) { return Parser(text).parse(); }
+
+std::string to_string(const IndexExpr& expr) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < expr.items.size(); ++i) {
+        if (i) text += ", ";
+        const IndexItem& item = expr.items[i].item;
+        if (const auto* slice = std::get_if<SliceItem>(&item)) {
+            text += bound_text(slice->start) + ":" + bound_text(slice->stop);
+            if (slice->step) text += ":" + std::to_string(*slice->step);
+        } else if (const auto* integer = std::get_if<IntItem>(&item)) {
+            text += std::to_string(integer->value);
+        } else if (std::holds_alternative<EllipsisItem>(item)) {
+            text += "...";
+        } else {
+            text += "None";
+        }
+    }
+    return text + "]";
+}
+
+}  // namespace tslice

@@ -1,0 +1,158 @@
+// The index-expression parser: every item kind, and every error with its column.
+#include <doctest/doctest.h>
+
+#include <limits>
+
+#include "tslice/error.hpp"
+#include "tslice/expr.hpp"
+
+using namespace tslice;
+
+namespace {
+
+constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+
+std::vector<IndexItem> items_of(std::string_view text) {
+    std::vector<IndexItem> items;
+    for (const auto& item : parse_index_expr(text).items) items.push_back(item.item);
+    return items;
+}
+
+SliceItem slice(std::optional<std::int64_t> start, std::optional<std::int64_t> stop,
+                std::optional<std::int64_t> step = std::nullopt) {
+    return SliceItem{start, stop, step};
+}
+
+// The column parse_index_expr reports for an invalid expression, and its message.
+std::pair<std::size_t, std::string> error_of(std::string_view text) {
+    try {
+        parse_index_expr(text);
+    } catch (const ExprError& error) {
+        return {error.column(), error.what()};
+    }
+    FAIL("no error for '" << text << "'");
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("expr: each item kind") {
+    struct Case {
+        const char* text;
+        std::vector<IndexItem> items;
+    };
+    const Case cases[] = {
+        {"[1:, ..., ::-1]", {slice(1, {}), EllipsisItem{}, slice({}, {}, -1)}},
+        {"1:, ..., ::-1", {slice(1, {}), EllipsisItem{}, slice({}, {}, -1)}},
+        {"[:]", {slice({}, {})}},
+        {"[::]", {slice({}, {})}},
+        {"[1:2:3]", {slice(1, 2, 3)}},
+        {"[-3:-1:-2]", {slice(-3, -1, -2)}},
+        {"[::2]", {slice({}, {}, 2)}},
+        {"[:5]", {slice({}, 5)}},
+        {"[5]", {IntItem{5}}},
+        {"[-1]", {IntItem{-1}}},
+        {"[+4]", {IntItem{4}}},
+        {"[- 4]", {IntItem{-4}}},
+        {"[--4]", {IntItem{4}}},
+        {"[0x10, 0o7, 0b11, 1_000]", {IntItem{16}, IntItem{7}, IntItem{3}, IntItem{1000}}},
+        {"[00]", {IntItem{0}}},
+        {"[None]", {NewAxisItem{}}},
+        {"[newaxis, np.newaxis, numpy.newaxis]", {NewAxisItem{}, NewAxisItem{}, NewAxisItem{}}},
+        {"[...]", {EllipsisItem{}}},
+        {"...", {EllipsisItem{}}},
+        {"[1,]", {IntItem{1}}},
+        {"1,", {IntItem{1}}},
+        {"  [ 1 : 2 , None ,... ]  ", {slice(1, 2), NewAxisItem{}, EllipsisItem{}}},
+        {"\t3 : 1 : -1\n", {slice(3, 1, -1)}},
+        {"[9223372036854775807]", {IntItem{kMax}}},
+        {"[-9223372036854775808]", {IntItem{kMin}}},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.text);
+        CHECK(items_of(c.text) == c.items);
+    }
+}
+
+TEST_CASE("expr: integers beyond 64 bits saturate, and are flagged as indices") {
+    CHECK(items_of("[:100000000000000000000000]") == std::vector<IndexItem>{slice({}, kMax)});
+    CHECK(items_of("[-100000000000000000000000:]") == std::vector<IndexItem>{slice(kMin, {})});
+    CHECK(items_of("[9223372036854775808:]") == std::vector<IndexItem>{slice(kMax, {})});
+    // A step below -INT64_MAX becomes -INT64_MAX, as in Python's slice.
+    CHECK(items_of("[::-9223372036854775808]") == std::vector<IndexItem>{slice({}, {}, -kMax)});
+    CHECK(items_of("[::-99999999999999999999999]") == std::vector<IndexItem>{slice({}, {}, -kMax)});
+    CHECK(items_of("[99999999999999999999999]") == std::vector<IndexItem>{IntItem{kMax, true}});
+    CHECK(items_of("[-99999999999999999999999]") == std::vector<IndexItem>{IntItem{kMin, true}});
+    CHECK(items_of("[9223372036854775808]") == std::vector<IndexItem>{IntItem{kMax, true}});
+}
+
+TEST_CASE("expr: columns of items") {
+    const IndexExpr expr = parse_index_expr("[1:, ...,  None]");
+    REQUIRE(expr.items.size() == 3);
+    CHECK(expr.items[0].column == 1);
+    CHECK(expr.items[1].column == 5);
+    CHECK(expr.items[2].column == 11);
+}
+
+TEST_CASE("expr: errors and their columns") {
+    struct Case {
+        const char* text;
+        std::size_t column;
+        const char* message_start;
+    };
+    const Case cases[] = {
+        {"", 0, "empty index expression"},
+        {"   ", 3, "empty index expression"},
+        {"[]", 1, "empty index expression"},
+        {"[ ]", 2, "empty index expression"},
+        {"[1,,2]", 3, "expected an index before ','"},
+        {"[,1]", 1, "expected an index before ','"},
+        {"[1:2:3:4]", 6, "a slice has at most three parts"},
+        {"[a]", 1, "unknown name 'a'"},
+        {"[np.foo]", 1, "unknown name 'np.foo'"},
+        {"[True]", 1, "boolean indices are not supported"},
+        {"[1.5]", 1, "only integers, slices (`:`)"},
+        {"[1:2.5]", 4, "only integers, slices (`:`)"},
+        {"[1e3]", 2, "invalid digit 'e'"},
+        {"[05]", 1, "leading zeros"},
+        {"[1__0]", 3, "invalid integer: '_' must separate digits"},
+        {"[10_]", 3, "invalid integer: '_' must separate digits"},
+        {"[0x]", 1, "invalid integer: no digits"},
+        {"[-]", 2, "expected digits after the sign, found the end"},
+        {"[1:2, 3:]]", 9, "unmatched ']'"},
+        {"[[1:2]", 0, "unmatched '['"},
+        {"[1 2]", 3, "expected ',' between indices, found '2'"},
+        {"[1:", 0, "unmatched '['"},
+        {"1:]", 2, "unmatched ']'"},
+        {"[1]]", 3, "unmatched ']'"},
+        {"[[0, 2]]", 1, "unexpected '[': integer-list"},
+        {"[0], 1", 0, "unexpected '[': integer-list"},
+        {"[1:2 3]", 5, "expected ',' or the end of the expression, found '3'"},
+        {"[(1)]", 1, "expected an integer, found '('"},
+        {"[..]", 1, "expected an integer, found '.'"},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.text);
+        const auto [column, message] = error_of(c.text);
+        CHECK(column == c.column);
+        CHECK(message.rfind(c.message_start, 0) == 0);
+    }
+}
+
+TEST_CASE("expr: the caret sits under the column") {
+    try {
+        parse_index_expr("[1:, x]");
+        FAIL("no error");
+    } catch (const ExprError& error) {
+        CHECK(error.describe() ==
+              "unknown name 'x': an index is an integer, a slice, '...' or None (column 6)\n"
+              "  [1:, x]\n"
+              "       ^");
+        CHECK(error.exit_code() == 2);
+    }
+}
+
+TEST_CASE("expr: canonical text") {
+    CHECK(to_string(parse_index_expr(" 1: , ...,None, ::-2,-3")) == "[1:, ..., None, ::-2, -3]");
+}

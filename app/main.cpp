@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
         return 0;
     } catch (const CLI::ParseError& error) {
         // CLI11 exits with 100-114 on its own; the contract says 2 for a bad command line.
-        std::cerr << "tslice: error: " << error.what() << "\nRun 'tslice --help' for the options.\n";
+        std::cerr << "tslice: error: " << error.what() << "\n";
         return 2;
     }
 

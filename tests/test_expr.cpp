@@ -58,6 +58,10 @@ TEST_CASE("expr: each item kind") {
         {"[--4]", {IntItem{4}}},
         {"[0x10, 0o7, 0b11, 1_000]", {IntItem{16}, IntItem{7}, IntItem{3}, IntItem{1000}}},
         {"[00]", {IntItem{0}}},
+        {"[None:2, 1:None:None, None:None:-1]", {slice({}, 2), slice(1, {}), slice({}, {}, -1)}},
+        {"[Ellipsis, None]", {EllipsisItem{}, NewAxisItem{}}},
+        {"()", {}},
+        {" () ", {}},
         {"[None]", {NewAxisItem{}}},
         {"[newaxis, np.newaxis, numpy.newaxis]", {NewAxisItem{}, NewAxisItem{}, NewAxisItem{}}},
         {"[...]", {EllipsisItem{}}},
@@ -129,8 +133,12 @@ TEST_CASE("expr: errors and their columns") {
         {"[[0, 2]]", 1, "unexpected '[': integer-list"},
         {"[0], 1", 0, "unexpected '[': integer-list"},
         {"[1:2 3]", 5, "expected ',' or the end of the expression, found '3'"},
-        {"[(1)]", 1, "expected an integer, found '('"},
-        {"[..]", 1, "expected an integer, found '.'"},
+        {"[(1)]", 1, "expected an index, found '('"},
+        {"[..]", 1, "expected an index, found '.'"},
+        {"[0, \xc3\xa9]", 4, "expected an index, found '\xc3\xa9'"},
+        {"[0, 1\xc3\xa9]", 5, "expected ',' between indices, found '\xc3\xa9'"},
+        {"[1:x]", 3, "unknown name 'x'"},
+        {"[(1, 2)]", 1, "expected an index, found '('"},
     };
     for (const auto& c : cases) {
         CAPTURE(c.text);

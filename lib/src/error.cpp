@@ -8,8 +8,10 @@ std::string ExprError::describe() const {
     std::size_t cells = 0;
     for (std::size_t i = 0; i < column_ && i < expression_.size(); ++i)
         if ((static_cast<unsigned char>(expression_[i]) & 0xC0) != 0x80) ++cells;
-    return std::string(what()) + " (column " + std::to_string(cells + 1) + ")\n  " + expression_ +
-           "\n  " + std::string(cells, ' ') + "^";
+    std::string text = what();
+    text.append(" (column ").append(std::to_string(cells + 1)).append(")\n  ");
+    text.append(expression_).append("\n  ").append(cells, ' ').append("^");
+    return text;
 }
 
 }  // namespace tslice

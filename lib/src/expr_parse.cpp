@@ -7,6 +7,7 @@
 //   item     := '...' | 'None' | 'newaxis' | 'np.newaxis' | 'numpy.newaxis' | slice | integer
 //   slice    := integer? ':' integer? (':' integer?)?
 //   integer  := ('+' | '-')* (decimal | 0x.. | 0o.. | 0b..)   with Python's '_' separators
+#include <algorithm>
 #include <cctype>
 #include <limits>
 
@@ -38,6 +39,7 @@ public:
         std::size_t end = text_.size();
         while (end > pos_ && is_space(text_[end - 1])) --end;
         if (pos_ == end) fail("empty index expression: write '...' for the whole array", pos_);
+        if (text_.substr(pos_, end - pos_) == "()") return expr;  // a[()]: the whole array
         if (text_[pos_] == '[' && closing_bracket(pos_) == end - 1) {
             ++pos_;
             end_ = end - 1;
@@ -107,7 +109,37 @@ private:
         const char c = peek();
         if (c == ']') return "unmatched ']'";
         if (c == '[') return "unexpected '[': integer-list (advanced) indexing is not supported";
-        return expectation + ", found '" + std::string(1, c) + "'";
+        return expectation + ", found '" + current_character() + "'";
+    }
+
+    // The whole UTF-8 sequence at the cursor, so a message never splits a character.
+    std::string current_character() const {
+        std::size_t length = 1;
+        while (pos_ + length < text_.size() && (static_cast<unsigned char>(text_[pos_ + length]) & 0xC0) == 0x80)
+            ++length;
+        return std::string(text_.substr(pos_, length));
+    }
+
+    // A slice bound or an index: an integer, None, or nothing at all (before ':' or the end).
+    struct Bound {
+        std::optional<Literal> integer;
+        bool none = false;  // the word None: a left-out part, or a new axis on its own
+    };
+
+    Bound parse_bound(std::size_t item_column) {
+        Bound bound;
+        if (starts_name()) {
+            const std::string word = read_dotted_name();
+            if (word == "None") {
+                bound.none = true;
+                return bound;
+            }
+            if (word == "True" || word == "False")
+                fail("boolean indices are not supported: use an integer, a slice, '...' or None", item_column);
+            fail("unknown name '" + word + "': an index is an integer, a slice, '...' or None", item_column);
+        }
+        if (starts_integer()) bound.integer = parse_integer();
+        return bound;
     }
 
     ExprItem parse_item() {
@@ -118,42 +150,45 @@ private:
             item.item = EllipsisItem{};
             return item;
         }
-        if (std::isalpha(static_cast<unsigned char>(peek())) || peek() == '_') {
+        if (starts_name()) {
+            const std::size_t start = pos_;
             const std::string word = read_dotted_name();
-            if (word == "None" || word == "newaxis" || word == "np.newaxis" || word == "numpy.newaxis") {
+            if (word == "newaxis" || word == "np.newaxis" || word == "numpy.newaxis") {
                 item.item = NewAxisItem{};
                 return item;
             }
-            if (word == "True" || word == "False")
-                fail("boolean indices are not supported: use an integer, a slice, '...' or None",
-                     item.column);
-            fail("unknown name '" + word + "': an index is an integer, a slice, '...' or None",
-                 item.column);
+            if (word == "Ellipsis") {
+                item.item = EllipsisItem{};
+                return item;
+            }
+            pos_ = start;  // None, or an error that parse_bound words
         }
-        std::optional<Literal> first;
-        if (peek() != ':') first = parse_integer();
+        const Bound first = parse_bound(item.column);
         skip_space();
         if (peek() != ':') {
-            if (!first) fail(unexpected("expected an index"), pos_);
+            if (first.none) {
+                item.item = NewAxisItem{};
+                return item;
+            }
+            if (!first.integer) fail(unexpected("expected an index"), pos_);
             if (peek() == '.') fail(non_integer_message(), item.column);
             // Out-of-64-bit integers are reported by the planner, in numpy's order of checks.
-            item.item = IntItem{first->value, first->overflows};
+            item.item = IntItem{first.integer->value, first.integer->overflows};
             return item;
         }
         SliceItem slice;
-        if (first) slice.start = first->value;
+        if (first.integer) slice.start = first.integer->value;
         ++pos_;  // the first ':'
         skip_space();
-        if (starts_integer()) slice.stop = parse_integer().value;
+        if (const Bound stop = parse_bound(pos_); stop.integer) slice.stop = stop.integer->value;
         skip_space();
         if (peek() == ':') {
             ++pos_;
             skip_space();
-            if (starts_integer()) {
-                const Literal step = parse_integer();
+            if (const Bound step = parse_bound(pos_); step.integer) {
                 // Python's slice clamps a step below -PY_SSIZE_T_MAX to -PY_SSIZE_T_MAX, so that
                 // negating it cannot overflow.
-                slice.step = step.value < -kInt64Max ? -kInt64Max : step.value;
+                slice.step = std::max(step.integer->value, -kInt64Max);
             }
             skip_space();
             if (peek() == ':') fail("a slice has at most three parts, start:stop:step", pos_);
@@ -164,6 +199,10 @@ private:
         }
         item.item = slice;
         return item;
+    }
+
+    bool starts_name() const {
+        return std::isalpha(static_cast<unsigned char>(peek())) || peek() == '_';
     }
 
     static std::string non_integer_message() {

@@ -1,0 +1,414 @@
+#!/usr/bin/python3
+"""Command-line tests of tslice, one small text file per case in tests/cli/cases/.
+
+    /usr/bin/python3 tests/cli/run_cli_tests.py build/tslice [CASE-NAME-SUBSTRING ...]
+
+A case file holds directives, one a line, and text blocks:
+
+    # a comment
+    args: -o {tmp}/out.npy {data}/arange_2x3x4_f4.npy "[1:, ..., ::-1]"
+    copy: {fix}/existing.npy {tmp}/out.npy   before the run (repeatable)
+    mkdir: {tmp}/sub                         before the run (repeatable)
+    stdin: {data}/scalar_f8.npy              bytes fed to standard input (default: none)
+    exit: 0                                  the expected exit status (required)
+    npy: {tmp}/out.npy = data('arange_2x3x4_f4.npy')[1:, ..., ::-1]
+                                             a written .npy (`-` = standard output) must hold
+                                             exactly the numpy value on the right: shape, dtype
+                                             string, bytes; C order, data at a 64-byte boundary,
+                                             version 1.0 unless the header needs 2.0
+    unchanged: {tmp}/out.npy                 the file's bytes are the same as before the run
+    tmp-files: a.npy out.npy                 the exact listing of {tmp} after the run
+    stderr-contains: No such file            a fragment of standard error (repeatable); the
+                                             whole of it must then be one line that starts
+                                             with `tslice: error: `
+    column: 2,3                              an expression error's caret column is one of these
+    --- stdout                               exact standard output, up to the next `--- ` line
+    --- stderr                               exact standard error
+    --- stderr-regex                         standard error must match this regex (fullmatch;
+                                             the block's lines joined by newlines, no final one)
+    --- end                                  ends a block
+
+Defaults are strict: standard output and standard error must be empty unless a block or
+directive says otherwise, and {tmp} must hold after the run exactly what it held before
+(plus the files named by `npy:`) unless `tmp-files:` says otherwise, so an error that
+leaves an output or a temporary file behind fails.  Every error's standard error must
+start with `tslice: error: `; one that reports a column must show the expression and a
+caret under that column on the next two lines.
+
+Placeholders: {tmp} a fresh empty directory per case (also the working directory),
+{data} the repository's data/, {fix} inputs this runner makes with numpy (see
+make_fixtures).  In `npy:` values, data(NAME) and fix(NAME) load those files.
+The last line printed is `N passed, M failed`; the exit status is 1 if anything failed.
+"""
+
+import ast
+import io
+import os
+import re
+import shlex
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+CASES = os.path.join(HERE, "cases")
+DATA = os.path.join(REPO, "data")
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def npy_bytes(descr_text, body=b"", version=(1, 0)):
+    """A hand-made .npy: `descr_text` is the header dict's text."""
+    header = descr_text.encode("latin1")
+    pre = 10 if version == (1, 0) else 12
+    pad = (-(pre + len(header) + 1)) % 64
+    header += b" " * pad + b"\n"
+    if version == (1, 0):
+        head = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header))
+    else:
+        head = b"\x93NUMPY" + bytes(version) + struct.pack("<I", len(header))
+    return head + header + body
+
+
+def make_fixtures(fix):
+    def save(name, arr, **kw):
+        np.save(os.path.join(fix, name), arr, **kw)
+
+    def write(name, data):
+        with open(os.path.join(fix, name), "wb") as f:
+            f.write(data)
+
+    arange = np.arange(24, dtype="<f4").reshape(2, 3, 4)
+    save("arange.npy", arange)
+    save("ints_2x3.npy", np.arange(6, dtype="<i4").reshape(2, 3))
+    save("bools_5.npy", np.array([True, False, True, True, False]))
+    save("fortran_u2_3x4x2.npy", np.asfortranarray(np.arange(24, dtype="<u2").reshape(3, 4, 2) * 7))
+    save("be_f8_2x3.npy", (np.arange(6, dtype=">f8") / 4).reshape(2, 3))
+    save("c8_3.npy", np.array([1 + 2j, -0.5j, 3], dtype="<c8"))
+    save("bytes_4_S5.npy", np.array([b"ab", b"", b"hello", b"x\x00y"], dtype="S5"))
+    save("void_3_V4.npy", np.frombuffer(bytes(range(12)), dtype="V4"))
+    save("nested_2x2.npy", np.zeros((2, 2), dtype=[("x", "<i4", (2,)), ("y", "S2"), ("z", ">f4")]) )
+    # a structured dtype with so many fields that the header needs format 2.0
+    many = np.dtype([(f"field_number_{i:05d}", "<u1") for i in range(3000)])
+    big = np.zeros(3, dtype=many)
+    big.view(np.uint8)[:] = np.arange(big.nbytes, dtype=np.int64) % 251
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        save("bigheader_3.npy", big)
+    with open(os.path.join(fix, "v2.npy"), "wb") as f, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Stored array in format 2.0"
+        np.lib.format.write_array(f, arange, version=(2, 0))
+    with open(os.path.join(fix, "v3.npy"), "wb") as f:
+        np.lib.format.write_array(f, arange, version=(3, 0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Stored array in format 3.0"
+        save("utf8_names_3.npy", np.array([(1, 2.5), (-3, 4.0), (5, -6.5)], dtype=[("é€", "<i2"), ("ß", "<f4")]))
+    write("fortran_header_1d.npy", npy_bytes("{'descr': '<i2', 'fortran_order': True, 'shape': (4,), }",
+                                             np.arange(4, dtype="<i2").tobytes()))
+    write("fortran_header_0d.npy", npy_bytes("{'descr': '>i2', 'fortran_order': True, 'shape': (), }",
+                                             np.array(7, dtype=">i2").tobytes()))
+    save("object.npy", np.array([1, "a", None], dtype=object), allow_pickle=True)
+    full = io.BytesIO()
+    np.save(full, np.arange(100, dtype="<f8"))
+    full = full.getvalue()
+    write("truncated_data.npy", full[: len(full) - 720])
+    write("truncated_header.npy", full[:40])
+    write("zero_bytes.npy", b"")
+    write("not_npy.txt", b"this is not a .npy file\n")
+    write("bad_header.npy", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (3,"))
+    write("bad_descr.npy", npy_bytes("{'descr': '<q9', 'fortran_order': False, 'shape': (3,), }", b"\0" * 72))
+    write("negative_shape.npy", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (-3,), }", b"\0" * 24))
+    write("overflow_shape.npy",
+          npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776, 1099511627776, 1099511627776), }",
+                    b"\0" * 64))
+    write("existing.npy", b"an existing file that must survive errors\n")
+    os.mkdir(os.path.join(fix, "adir"))
+
+
+# ------------------------------------------------------------------------------ cases
+
+
+class CaseError(Exception):
+    pass
+
+
+def parse_case(path):
+    case = {"mkdir": [], "copy": [], "npy": [], "unchanged": [], "stderr-contains": [], "blocks": {}}
+    block = None
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for n, line in enumerate(lines, 1):
+        if line.startswith("--- "):
+            name = line[4:].strip()
+            if name == "end":
+                block = None
+                continue
+            if name not in ("stdout", "stderr", "stderr-regex"):
+                raise CaseError(f"{path}:{n}: unknown block {name!r}")
+            block = name
+            case["blocks"][block] = []
+            continue
+        if block is not None:
+            case["blocks"][block].append(line)
+            continue
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key, sep, val = line.partition(":")
+        if not sep:
+            raise CaseError(f"{path}:{n}: expected 'key: value', got {line!r}")
+        key, val = key.strip(), val.strip()
+        if key in ("mkdir", "copy", "npy", "unchanged", "stderr-contains"):
+            case[key].append(val)
+        elif key in ("args", "exit", "stdin", "tmp-files", "column"):
+            if key in case:
+                raise CaseError(f"{path}:{n}: {key} given twice")
+            case[key] = val
+        else:
+            raise CaseError(f"{path}:{n}: unknown directive {key!r}")
+    if "args" not in case or "exit" not in case:
+        raise CaseError(f"{path}: 'args:' and 'exit:' are required")
+    return case
+
+
+def block_text(lines):
+    return "".join(line + "\n" for line in lines)
+
+
+def check_npy(data, expected):
+    """Problems with .npy bytes that should hold `expected` (empty list if none)."""
+    if data[:6] != b"\x93NUMPY":
+        return [f"not a .npy (first bytes {data[:16]!r})"]
+    major = data[6]
+    if major == 1:
+        (hlen,) = struct.unpack("<H", data[8:10])
+        off = 10 + hlen
+    elif major in (2, 3):
+        (hlen,) = struct.unpack("<I", data[8:12])
+        off = 12 + hlen
+    else:
+        return [f"format version {major}.{data[7]}"]
+    probs = []
+    try:
+        hdr = ast.literal_eval(data[off - hlen:off].decode("utf-8" if major >= 3 else "latin1"))
+    except Exception as e:  # noqa: BLE001
+        return [f"header does not parse: {e!r}"]
+    # numpy's rule: 1.0 if the header fits, 2.0 if it is longer than 65535 bytes, 3.0 if it
+    # is not latin-1 (UTF-8 field names)
+    try:
+        data[off - hlen:off].decode("utf-8").encode("latin1")
+        needs_v3 = False
+    except UnicodeError:
+        needs_v3 = True
+    want_version = (3, 0) if needs_v3 else (2, 0) if off - 10 > 65535 else (1, 0)
+    if (major, data[7]) != want_version:
+        probs.append(f"format version {major}.{data[7]}, expected {want_version[0]}.{want_version[1]} "
+                     f"for a {hlen}-byte header")
+    if off % 64:
+        probs.append(f"data starts at byte {off}, not at a multiple of 64")
+    if not isinstance(hdr, dict) or hdr.get("fortran_order") is not False:
+        probs.append(f"header {hdr!r} is not C order")
+        return probs
+    want_descr = np.lib.format.dtype_to_descr(expected.dtype)
+    if hdr.get("descr") != want_descr:
+        probs.append(f"descr {hdr.get('descr')!r}, expected {want_descr!r}")
+    if hdr.get("shape") != expected.shape:
+        probs.append(f"shape {hdr.get('shape')!r}, expected {expected.shape!r}")
+    if len(data) != off + expected.nbytes:
+        probs.append(f"{len(data)} bytes, expected {off} + {expected.nbytes}")
+    if probs:
+        return probs
+    got = np.load(io.BytesIO(data), allow_pickle=False, max_header_size=1 << 20)
+    if got.dtype.str != expected.dtype.str or got.dtype != expected.dtype:
+        probs.append(f"dtype {got.dtype!r}, expected {expected.dtype!r}")
+    if got.tobytes() != np.ascontiguousarray(expected).tobytes():
+        probs.append(f"values differ:\n      got      {got!r}\n      expected {expected!r}")
+    return probs
+
+
+CARET_RE = re.compile(r" \(column (\d+)\)$")
+
+
+def check_case(tslice, path, fix):
+    case = parse_case(path)
+    probs = []
+    with tempfile.TemporaryDirectory(prefix="tslice-cli-") as tmp:
+        def sub(s):
+            return s.replace("{tmp}", tmp).replace("{data}", DATA).replace("{fix}", fix)
+
+        def load(base):
+            def f(name):
+                p = os.path.join(base, name)
+                if not os.path.exists(p):
+                    raise CaseError(f"input {p} does not exist")
+                return np.load(p, allow_pickle=False, max_header_size=1 << 20)
+            return f
+
+        for m in case["mkdir"]:
+            os.makedirs(sub(m))
+        for c in case["copy"]:
+            src, dst = shlex.split(sub(c))
+            if not os.path.exists(src):
+                raise CaseError(f"copy: {src} does not exist")
+            shutil.copyfile(src, dst)
+        args = [sub(a) for a in shlex.split(case["args"])]
+        for a in args:
+            if a.startswith(DATA) and not os.path.exists(a):
+                raise CaseError(f"data file {a} does not exist")
+        before = {}
+        for u in case["unchanged"]:
+            with open(sub(u), "rb") as f:
+                before[sub(u)] = f.read()
+        listing_before = sorted(os.listdir(tmp))
+        stdin = b""
+        if "stdin" in case:
+            with open(sub(case["stdin"]), "rb") as f:
+                stdin = f.read()
+
+        try:
+            res = subprocess.run([tslice] + args, input=stdin, capture_output=True, cwd=tmp, timeout=60)
+        except subprocess.TimeoutExpired:
+            return ["timed out after 60 s"], case
+        out, err = res.stdout, res.stderr
+        try:
+            err_text = err.decode("utf-8")
+        except UnicodeDecodeError:
+            err_text = None
+            probs.append(f"stderr is not UTF-8: {err!r}")
+
+        want_exit = int(case["exit"])
+        if res.returncode != want_exit:
+            probs.append(f"exit {res.returncode}, expected {want_exit}")
+
+        # standard output
+        stdout_npy = [n for n in case["npy"] if n.split("=", 1)[0].strip() == "-"]
+        if "stdout" in case["blocks"]:
+            want = block_text(case["blocks"]["stdout"])
+            if out != want.encode("utf-8"):
+                probs.append(f"stdout differs:\n      got      {out.decode('utf-8', 'replace')!r}\n"
+                             f"      expected {want!r}")
+        elif not stdout_npy and out:
+            probs.append(f"stdout should be empty, got {out[:300]!r}")
+
+        # standard error
+        if err_text is not None:
+            if "stderr" in case["blocks"]:
+                want = block_text(case["blocks"]["stderr"])
+                if err_text != want:
+                    probs.append(f"stderr differs:\n      got      {err_text!r}\n      expected {want!r}")
+            if "stderr-regex" in case["blocks"]:
+                rx = "\n".join(case["blocks"]["stderr-regex"])
+                if not re.fullmatch(rx, err_text, re.S):
+                    probs.append(f"stderr {err_text!r} does not match {rx!r}")
+            for frag in case["stderr-contains"]:
+                if frag not in err_text:
+                    probs.append(f"stderr {err_text!r} does not contain {frag!r}")
+            if case["stderr-contains"] and err_text.count("\n") != 1:
+                probs.append(f"stderr should be one line, got {err_text!r}")
+            if not (case["blocks"].keys() & {"stderr", "stderr-regex"}) and not case["stderr-contains"] and err_text:
+                probs.append(f"stderr should be empty, got {err_text!r}")
+            if res.returncode != 0 and not err_text.startswith("tslice: error: "):
+                probs.append(f"stderr does not start with 'tslice: error: ': {err_text!r}")
+            # an error with a column shows the expression and a caret under that column
+            lines = err_text.split("\n")
+            m = CARET_RE.search(lines[0]) if lines else None
+            if m:
+                col = int(m.group(1))
+                if len(lines) != 4 or lines[3] != "" or not lines[1].startswith("  ") \
+                        or lines[2] != "  " + " " * (col - 1) + "^":
+                    probs.append(f"stderr {err_text!r} is not: message (column {col}), "
+                                 f"'  ' + the expression, '  ' + a caret under column {col}")
+                elif args and lines[1][2:] not in args:
+                    probs.append(f"stderr shows {lines[1][2:]!r}, not the expression as given")
+            if "column" in case:
+                allowed = [int(c) for c in case["column"].split(",")]
+                if not m:
+                    probs.append(f"stderr {err_text!r} reports no column")
+                elif int(m.group(1)) not in allowed:
+                    probs.append(f"caret at column {m.group(1)}, expected "
+                                 f"{' or '.join(map(str, allowed))}")
+
+        # files
+        for spec in case["npy"]:
+            where, sep, expr = spec.partition("=")
+            if not sep:
+                raise CaseError(f"npy: needs 'PATH = numpy expression': {spec!r}")
+            where = sub(where.strip())
+            expected = eval(expr, {"np": np, "data": load(DATA), "fix": load(fix)})  # noqa: S307
+            expected = np.asarray(expected)
+            if where == "-":
+                data = out
+            elif not os.path.exists(where):
+                probs.append(f"{where} was not written")
+                continue
+            else:
+                with open(where, "rb") as f:
+                    data = f.read()
+            for p in check_npy(data, expected):
+                probs.append(f"{'stdout' if where == '-' else os.path.basename(where)}: {p}")
+        for p, b in before.items():
+            if not os.path.exists(p):
+                probs.append(f"{p} was removed")
+            else:
+                with open(p, "rb") as f:
+                    if f.read() != b:
+                        probs.append(f"{os.path.basename(p)} was changed")
+        listing = sorted(os.listdir(tmp))
+        if "tmp-files" in case:
+            want = sorted(case["tmp-files"].split())
+        else:
+            want = sorted(set(listing_before) | {os.path.basename(sub(n.split("=", 1)[0].strip()))
+                                                 for n in case["npy"] if n.split("=", 1)[0].strip() != "-"})
+        if listing != want:
+            probs.append(f"the temp directory holds {listing}, expected {want}")
+    return probs, case
+
+
+def main():
+    if len(sys.argv) < 2:
+        print("usage: run_cli_tests.py TSLICE [NAME-SUBSTRING ...]")
+        print("0 passed, 1 failed")
+        return 2
+    tslice = os.path.abspath(sys.argv[1])
+    filters = sys.argv[2:]
+    if not os.path.isfile(tslice):
+        print(f"no tslice executable at {tslice}")
+        print("0 passed, 1 failed")
+        return 1
+    names = sorted(n for n in os.listdir(CASES) if n.endswith(".txt"))
+    if filters:
+        names = [n for n in names if any(f in n for f in filters)]
+    passed = failed = 0
+    with tempfile.TemporaryDirectory(prefix="tslice-fix-") as fix:
+        make_fixtures(fix)
+        for name in names:
+            path = os.path.join(CASES, name)
+            try:
+                probs, case = check_case(tslice, path, fix)
+            except CaseError as e:
+                probs, case = [f"broken case: {e}"], None
+            except Exception as e:  # noqa: BLE001
+                probs, case = [f"runner error: {e!r}"], None
+            if probs:
+                failed += 1
+                print(f"FAIL {name}")
+                if case:
+                    print(f"    tslice {case['args']}" + (f"  < {case['stdin']}" if "stdin" in case else ""))
+                for p in probs:
+                    print("    " + p)
+            else:
+                passed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -104,7 +104,7 @@ void write_npy(const std::string& path, const DType& dtype, const std::vector<st
                const ChunkFiller& fill);
 
 // Unlinks the temporary file write_npy is writing, if any, so an interrupted run leaves nothing
-// behind. Async-signal-safe: meant for a SIGINT/SIGTERM handler (which should then _exit).
+// behind. Async-signal-safe: meant for a SIGINT/SIGTERM handler, which then ends the process.
 void remove_pending_temporary() noexcept;
 
 }  // namespace tslice

@@ -574,16 +574,14 @@ TEST_CASE("NpyArray::open and read_header on files") {
         NpyArray moved = std::move(array);
         CHECK(std::memcmp(moved.data(), data.data(), data.size()) == 0);
     }
-    SUBCASE("read_header needs only the header") {
+    SUBCASE("read_header refuses a file too short for its header, from its size alone") {
         const fs::path headless = dir.path / "headless.npy";
         write_file(headless, bytes.substr(0, 128));  // all its data missing
-        const NpyHeader header = NpyArray::read_header(headless.string());
-        CHECK(header.shape == std::vector<std::int64_t>{3, 4});
-        CHECK(header.dtype.descr == "'<f4'");
-        const std::string message = error_message([&] { NpyArray::open(headless.string()); });
-        CHECK(message == "'" + headless.string() + "'" +
-                             ": the file is too short for its header: shape (3, 4) of '<f4' needs 48 data "
-                             "bytes, the file has 0");
+        const std::string expected = "'" + headless.string() + "'" +
+                                     ": the file is too short for its header: shape (3, 4) of '<f4' needs 48 "
+                                     "data bytes, the file has 0";
+        CHECK(error_message([&] { NpyArray::read_header(headless.string()); }) == expected);
+        CHECK(error_message([&] { NpyArray::open(headless.string()); }) == expected);
     }
     SUBCASE("read_header of a file cut inside its header") {
         const fs::path cut = dir.path / "cut.npy";

@@ -318,8 +318,8 @@ std::string to_string(const IndexExpr& expr) {
         if (i) text += ", ";
         const IndexItem& item = expr.items[i].item;
         if (const auto* slice = std::get_if<SliceItem>(&item)) {
-            text += bound_text(slice->start) + ":" + bound_text(slice->stop);
-            if (slice->step) text += ":" + std::to_string(*slice->step);
+            text.append(bound_text(slice->start)).append(":").append(bound_text(slice->stop));
+            if (slice->step) text.append(":").append(std::to_string(*slice->step));
         } else if (const auto* integer = std::get_if<IntItem>(&item)) {
             text += std::to_string(integer->value);
         } else if (std::holds_alternative<EllipsisItem>(item)) {

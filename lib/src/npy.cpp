@@ -1112,6 +1112,15 @@ std::string quoted_name(const std::string& path) {
     return path == "-" ? std::string("standard input") : "'" + path + "'";
 }
 
+// `name` (empty for bytes with no name) prefixes the message.
+void check_data_fits(const NpyHeader& header, std::size_t have, const std::string& name) {
+    const std::size_t need = header.data_bytes();
+    if (have >= need) return;
+    fail((name.empty() ? std::string() : name + ": ") + "the file is too short for its header: shape " +
+         format_shape(header.shape) + " of " + header.dtype.descr + " needs " + std::to_string(need) +
+         " data bytes, the file has " + std::to_string(have));
+}
+
 // Opens `path` for reading (fd 0 for "-"); refuses directories.
 int open_input(const std::string& path, struct stat& info, FdCloser& closer) {
     int fd = 0;
@@ -1166,12 +1175,7 @@ NpyArray NpyArray::open(const std::string& path) {
     } catch (const Error& e) {
         fail(name + ": " + e.what());
     }
-    const std::size_t have = size - array.header_.data_offset;
-    const std::size_t need = array.header_.data_bytes();
-    if (have < need)
-        fail(name + ": the file is too short for its header: shape " +
-             format_shape(array.header_.shape) + " of " + array.header_.dtype.descr + " needs " +
-             std::to_string(need) + " data bytes, the file has " + std::to_string(have));
+    check_data_fits(array.header_, size - array.header_.data_offset, name);
     array.data_ = base + array.header_.data_offset;
     return array;
 }
@@ -1222,11 +1226,16 @@ NpyHeader NpyArray::read_header(const std::string& path) {
             read_le(reinterpret_cast<const std::byte*>(bytes.data()) + kMagicSize + 2, length_size);
         if (bytes.size() >= prefix && length <= kMaxHeaderBytes) fill_to(prefix + length);
     }
+    NpyHeader header;
     try {
-        return parse_npy_header(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+        header = parse_npy_header(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
     } catch (const Error& e) {
         fail(name + ": " + e.what());
     }
+    // A file's size is known without reading its data, so a header that promises more than
+    // the file holds is refused here too; a stream cannot be checked without reading it.
+    if (seekable) check_data_fits(header, static_cast<std::size_t>(info.st_size) - header.data_offset, name);
+    return header;
 }
 
 NpyArray NpyArray::from_bytes(std::string bytes) {
@@ -1234,12 +1243,7 @@ NpyArray NpyArray::from_bytes(std::string bytes) {
     array.owned_ = std::move(bytes);
     const auto* base = reinterpret_cast<const std::byte*>(array.owned_.data());
     array.header_ = parse_npy_header(base, array.owned_.size());
-    const std::size_t have = array.owned_.size() - array.header_.data_offset;
-    const std::size_t need = array.header_.data_bytes();
-    if (have < need)
-        fail("the file is too short for its header: shape " + format_shape(array.header_.shape) +
-             " of " + array.header_.dtype.descr + " needs " + std::to_string(need) +
-             " data bytes, the file has " + std::to_string(have));
+    check_data_fits(array.header_, array.owned_.size() - array.header_.data_offset, "");
     array.data_ = base + array.header_.data_offset;
     return array;
 }

@@ -20,7 +20,11 @@ fi
 
 cd "$tslice_root"
 demo() {
-    echo "\$ tslice $*"
+    local shown=()
+    for argument in "$@"; do
+        if [[ "$argument" == *[\ \[\]]* ]]; then shown+=("\"$argument\""); else shown+=("$argument"); fi
+    done
+    echo "\$ tslice ${shown[*]}"
     "$tslice" "$@" || true
     echo
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tslice/expr.hpp"
+#include "tslice/ops.hpp"
 #include "tslice/view.hpp"
 
 namespace tslice {
@@ -43,6 +44,16 @@ struct SlicePlan {
 // 2-dimensional, but 3 were indexed", "an index can only have a single ellipsis ('...')",
 // "slice step cannot be zero".
 SlicePlan plan_index(const IndexExpr& expr, const std::vector<std::int64_t>& input_shape);
+
+// The ops that are affine views, each with the semantics of the system it comes from.
+// `path` names the op in messages ("ops[1]"); errors are Error(Usage) whose message starts
+// with the path of the field at fault, e.g. "ops[1].strides[2]: stride 0 is not allowed".
+SlicePlan plan_strided_slice(const StridedSliceSpec& spec, const std::vector<std::int64_t>& input_shape,
+                             const std::string& path);
+SlicePlan plan_slice(const SliceSpec& spec, const std::vector<std::int64_t>& input_shape,
+                     const std::string& path);
+SlicePlan plan_slice1(const Slice1Spec& spec, const std::vector<std::int64_t>& input_shape,
+                      const std::string& path);
 
 // The view of the result when `plan` is applied to `input` (whose shape must be the plan's
 // input shape).

@@ -15,10 +15,12 @@
 
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
+#include "tslice/explain.hpp"
 #include "tslice/expr.hpp"
 #include "tslice/npy.hpp"
-#include "tslice/plan.hpp"
+#include "tslice/ops.hpp"
 #include "tslice/print.hpp"
+#include "tslice/steps.hpp"
 
 namespace {
 
@@ -26,7 +28,9 @@ struct Options {
     std::string input;
     std::optional<std::string> expression;
     std::optional<std::string> output;
+    std::optional<std::string> op;
     bool shape_only = false;
+    bool explain = false;
     bool json = false;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
 };
@@ -37,6 +41,9 @@ void setup_options(CLI::App& app, Options& options) {
     app.add_option("INPUT", options.input, "a .npy file, or - for standard input")->required();
     app.add_option("EXPR", options.expression,
                    "a numpy index expression such as \"[1:, ..., ::-1]\" (outer brackets optional)");
+    app.add_option("--op", options.op,
+                   "a JSON op spec (strided_slice, slice, slice1, gather, index), or @FILE; runs before EXPR")
+        ->type_name("SPEC");
     app.add_option("-o,--output", options.output,
                    "write the result as .npy to PATH (- for standard output)")
         ->type_name("PATH");
@@ -44,6 +51,8 @@ void setup_options(CLI::App& app, Options& options) {
                                "dry run: print only the result's shape; reads no array data");
     app.add_flag("--json", options.json, "with --shape: print {\"shape\": [...], \"dtype\": \"...\"}")
         ->needs(shape);
+    app.add_flag("--explain", options.explain,
+                 "dry run: print the resolved plan, and for EXPR the equivalent strided_slice and ONNX slice specs");
     app.add_option("-t,--threads", options.threads, "worker threads for large copies (default: the cores)")
         ->check(CLI::Range(1u, 1024u))
         ->type_name("N");
@@ -94,42 +103,46 @@ void write_stdout(const std::string& text) {
     throw tslice::Error(error.kind(), name + ": " + message);
 }
 
+// Opens the input, naming it in any error.
+template <typename Open>
+auto open_input(const std::string& path, Open open) {
+    try {
+        return open(path);
+    } catch (const tslice::Error& error) {
+        rethrow_for_file(error, path);
+    }
+}
+
 int run(const Options& options) {
+    // Everything that needs no file is checked first: a bad spec or expression is reported
+    // whatever the input.
+    std::vector<tslice::OpSpec> ops;
+    if (options.op) ops = tslice::parse_op_argument(*options.op);
     std::optional<tslice::IndexExpr> expr;
     if (options.expression) expr = tslice::parse_index_expr(*options.expression);
-    auto plan_for = [&](const std::vector<std::int64_t>& shape) {
-        return tslice::plan_index(expr ? *expr : tslice::parse_index_expr("..."), shape);
-    };
 
-    if (options.shape_only) {
-        tslice::NpyHeader header;
-        try {
-            header = tslice::NpyArray::read_header(options.input);
-        } catch (const tslice::Error& error) {
-            rethrow_for_file(error, options.input);
-        }
-        write_stdout(shape_report(plan_for(header.shape).output_shape(), header.dtype, options.json));
+    if (options.shape_only || options.explain) {
+        const tslice::NpyHeader header = open_input(options.input, tslice::NpyArray::read_header);
+        const tslice::Pipeline pipeline = tslice::plan_pipeline(header.shape, ops, expr);
+        if (options.explain)
+            write_stdout(tslice::explain(pipeline, header.dtype, expr));
+        else
+            write_stdout(shape_report(pipeline.output_shape(), header.dtype, options.json));
         return 0;
     }
 
-    std::optional<tslice::NpyArray> array;
-    try {
-        array.emplace(tslice::NpyArray::open(options.input));
-    } catch (const tslice::Error& error) {
-        rethrow_for_file(error, options.input);
-    }
-    const tslice::NpyHeader& header = array->header();
-    const tslice::SlicePlan plan = plan_for(header.shape);
-    const tslice::View view = tslice::apply_plan(plan, array->view());
+    const tslice::NpyArray array = open_input(options.input, tslice::NpyArray::open);
+    const tslice::NpyHeader& header = array.header();
+    const tslice::Pipeline pipeline = tslice::plan_pipeline(header.shape, ops, expr);
+    const tslice::Result result = tslice::apply_pipeline(pipeline, array.data(), array.view());
 
     if (!options.output) {
-        write_stdout(tslice::format_array(array->data(), view, header.dtype) + "\n");
+        write_stdout(tslice::format_array(result.data, result.view, header.dtype) + "\n");
         return 0;
     }
-    const std::byte* src = array->data();
-    tslice::write_npy(*options.output, header.dtype, view.shape,
+    tslice::write_npy(*options.output, header.dtype, result.view.shape,
                       [&](std::byte* dst, std::int64_t first, std::int64_t count) {
-                          copy_chunk(src, view, dst, first, count, options.threads);
+                          copy_chunk(result.data, result.view, dst, first, count, options.threads);
                       });
     return 0;
 }

@@ -4,12 +4,20 @@
 // Grammar (whitespace allowed between any two tokens):
 //   expr     := '[' items ']' | items
 //   items    := item (',' item)* ','?
-//   item     := '...' | 'None' | 'newaxis' | 'np.newaxis' | 'numpy.newaxis' | slice | integer
+//   item     := '...' | 'None' | 'newaxis' | 'np.newaxis' | 'numpy.newaxis' | slice | integer | list
 //   slice    := integer? ':' integer? (':' integer?)?
+//   list     := '[' (element (',' element)* ','?)? ']'
+//   element  := list | integer
 //   integer  := ('+' | '-')* (decimal | 0x.. | 0o.. | 0b..)   with Python's '_' separators
+//
+// The outer brackets are stripped only when one pair encloses the whole text, so "[[0, 2]]"
+// is a[[0, 2]], "[0, 2]" is a[0, 2] and "[0, 2], 1" is a[[0, 2], 1]. A list's shape is found
+// the way numpy's array coercion finds it (PyArray_DiscoverDTypeAndShape), so a ragged list
+// fails with numpy's words: "[[0, 1], [2]]" has "an inhomogeneous shape after 1 dimensions".
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <optional>
 
 #include "tslice/error.hpp"
 #include "tslice/expr.hpp"
@@ -26,6 +34,91 @@ struct Literal {
     std::int64_t value = 0;  // saturated to the int64 range
     bool overflows = false;
 };
+
+// numpy's dimension limit; deeper lists are refused.
+constexpr int kMaxListDepth = 32;
+
+// A list as written, before its shape is known.
+struct ListNode {
+    bool is_list = false;
+    Literal value;                 // when !is_list
+    std::vector<ListNode> children;  // when is_list
+};
+
+// numpy's shape discovery for nested sequences (ctors.c / array_coercion.c,
+// PyArray_DiscoverDTypeAndShape_Recursive and update_shape), ported step by step so that a
+// ragged list reports the same "after N dimensions" and detected shape as numpy. Example:
+// [[1], 2] fixes shape (2, 1) from the first item, then the scalar 2 at depth 1 cuts the
+// usable dimensions to 1: "after 1 dimensions. The detected shape was (2,)".
+class ShapeDiscovery {
+public:
+    void walk(const ListNode& node, int depth) {
+        if (!node.is_list) {
+            if (!update(depth, 0, 0, false)) ragged_ = true;
+            return;
+        }
+        const auto size = static_cast<std::int64_t>(node.children.size());
+        if (!update(depth, 1, size, true)) {
+            ragged_ = true;
+            return;
+        }
+        if (size == 0) {  // "If the sequence is empty, this must be the last dimension"
+            reached_ = true;
+            max_dims_ = depth + 1;
+            return;
+        }
+        for (const auto& child : node.children) walk(child, depth + 1);
+    }
+
+    bool ragged() const { return ragged_; }
+    std::vector<std::int64_t> shape() const {
+        return std::vector<std::int64_t>(shape_.begin(), shape_.begin() + max_dims_);
+    }
+
+private:
+    // update_shape() for a sequence (new_ndim 1, its length) or a scalar (new_ndim 0).
+    bool update(int depth, int new_ndim, std::int64_t new_dim, bool sequence) {
+        bool success = true;
+        if (depth + new_ndim > max_dims_) {
+            success = false;
+            new_ndim = max_dims_ - depth;
+        } else if (!sequence && max_dims_ != depth + new_ndim) {
+            max_dims_ = depth + new_ndim;
+            if (reached_) success = false;
+        }
+        for (int i = 0; i < new_ndim; ++i) {
+            if (!reached_) {
+                shape_[static_cast<std::size_t>(depth + i)] = new_dim;
+            } else if (new_dim != shape_[static_cast<std::size_t>(depth + i)]) {
+                success = false;
+                max_dims_ = sequence ? depth : max_dims_ - (new_ndim - i);
+                break;
+            }
+        }
+        if (!sequence) reached_ = true;
+        return success;
+    }
+
+    int max_dims_ = kMaxListDepth;
+    std::vector<std::int64_t> shape_ = std::vector<std::int64_t>(kMaxListDepth, 0);
+    bool reached_ = false;
+    bool ragged_ = false;
+};
+
+void flatten(const ListNode& node, IntListItem& list) {
+    if (!node.is_list) {
+        list.values.push_back(node.value.value);
+        list.overflows = list.overflows || node.value.overflows;
+        return;
+    }
+    for (const auto& child : node.children) flatten(child, list);
+}
+
+std::string numpy_shape_text(const std::vector<std::int64_t>& shape) {
+    std::string text = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+    return text + (shape.size() == 1 ? ",)" : ")");
+}
 
 class Parser {
 public:
@@ -107,8 +200,7 @@ private:
     std::string unexpected(const std::string& expectation) const {
         if (at_end()) return expectation + ", found the end of the expression";
         const char c = peek();
-        if (c == ']') return "unmatched ']'";
-        if (c == '[') return "unexpected '[': integer-list (advanced) indexing is not supported";
+        if (c == ']' && list_depth_ == 0) return "unmatched ']'";
         return expectation + ", found '" + current_character() + "'";
     }
 
@@ -145,6 +237,15 @@ private:
     ExprItem parse_item() {
         ExprItem item;
         item.column = pos_;
+        if (peek() == '[') {
+            item.item = parse_list();
+            skip_space();
+            if (!at_end() && peek() != ',') {
+                if (peek() == ':') fail("an integer list cannot be a slice bound", item.column);
+                fail(unexpected("expected ',' between indices"), pos_);
+            }
+            return item;
+        }
         if (text_.substr(pos_, 3) == "...") {
             pos_ += 3;
             item.item = EllipsisItem{};
@@ -199,6 +300,74 @@ private:
         }
         item.item = slice;
         return item;
+    }
+
+    // An integer list at the cursor ('['), with its shape found as numpy finds it.
+    IntListItem parse_list() {
+        const std::size_t column = pos_;
+        const ListNode root = parse_list_node(1);
+        ShapeDiscovery discovery;
+        discovery.walk(root, 0);
+        if (discovery.ragged()) {
+            const auto shape = discovery.shape();
+            fail("setting an array element with a sequence. The requested array has an inhomogeneous shape "
+                 "after " + std::to_string(shape.size()) + " dimensions. The detected shape was " +
+                     numpy_shape_text(shape) + " + inhomogeneous part.",
+                 column);
+        }
+        IntListItem list;
+        list.shape = discovery.shape();
+        flatten(root, list);
+        return list;
+    }
+
+    ListNode parse_list_node(int depth) {
+        if (depth > kMaxListDepth)
+            fail("an integer list can be nested at most " + std::to_string(kMaxListDepth) + " deep", pos_);
+        ListNode node;
+        node.is_list = true;
+        ++pos_;  // '['
+        ++list_depth_;
+        for (;;) {
+            skip_space();
+            if (peek() == ']') break;
+            if (peek() == ',') fail("expected an integer or a list before ','", pos_);
+            node.children.push_back(parse_list_element(depth));
+            skip_space();
+            if (peek() == ',') {
+                ++pos_;
+                continue;
+            }
+            if (peek() == ']') break;
+            if (peek() == ':') fail("a slice cannot be part of an integer list", pos_);
+            if (peek() == '.') fail(non_integer_message(), pos_);
+            fail(unexpected("expected ',' or ']' in an integer list"), pos_);
+        }
+        ++pos_;  // ']'
+        --list_depth_;
+        return node;
+    }
+
+    ListNode parse_list_element(int depth) {
+        if (peek() == '[') return parse_list_node(depth + 1);
+        const std::size_t start = pos_;
+        if (starts_name()) {
+            const std::string word = read_dotted_name();
+            if (word == "True" || word == "False")
+                fail("boolean index arrays are not supported: an integer list holds integers only", start);
+            if (word == "None" || word == "newaxis" || word == "np.newaxis" || word == "numpy.newaxis" ||
+                word == "Ellipsis")
+                fail(non_integer_message(), start);
+            fail("unknown name '" + word + "': an integer list holds integers only", start);
+        }
+        if (text_.substr(pos_, 3) == "...") fail(non_integer_message(), pos_);
+        if (peek() == '.') fail(non_integer_message(), pos_);
+        if (peek() == ':') fail("a slice cannot be part of an integer list", pos_);
+        if (!starts_integer()) fail(unexpected("expected an integer or a list"), pos_);
+        ListNode node;
+        node.value = parse_integer();
+        if (peek() == '.') fail(non_integer_message(), start);
+        return node;
     }
 
     bool starts_name() const {
@@ -302,15 +471,43 @@ private:
     std::string_view text_;
     std::size_t pos_ = 0;
     std::size_t end_ = text_.size();
+    int list_depth_ = 0;  // inside how many integer-list brackets the cursor is
 };
 
 std::string bound_text(const std::optional<std::int64_t>& bound) {
     return bound ? std::to_string(*bound) : std::string();
 }
 
+// "[[0, 1], [2, 3]]": nested brackets per axis of the list's shape.
+std::string list_text(const IntListItem& list) {
+    std::string text;
+    std::size_t next = 0;
+    auto emit = [&](auto&& self, std::size_t axis) -> void {
+        text += "[";
+        if (axis < list.shape.size()) {
+            for (std::int64_t i = 0; i < list.shape[axis]; ++i) {
+                if (i) text += ", ";
+                if (axis + 1 < list.shape.size()) {
+                    self(self, axis + 1);
+                } else {
+                    text += std::to_string(list.values[next++]);
+                }
+            }
+        }
+        text += "]";
+    };
+    emit(emit, 0);
+    return text;
+}
+
 }  // namespace
 
 IndexExpr parse_index_expr(std::string_view text) { return Parser(text).parse(); }
+
+bool has_advanced(const IndexExpr& expr) {
+    return std::any_of(expr.items.begin(), expr.items.end(),
+                       [](const ExprItem& item) { return std::holds_alternative<IntListItem>(item.item); });
+}
 
 std::string to_string(const IndexExpr& expr) {
     std::string text = "[";
@@ -322,6 +519,8 @@ std::string to_string(const IndexExpr& expr) {
             if (slice->step) text.append(":").append(std::to_string(*slice->step));
         } else if (const auto* integer = std::get_if<IntItem>(&item)) {
             text += std::to_string(integer->value);
+        } else if (const auto* list = std::get_if<IntListItem>(&item)) {
+            text += list_text(*list);
         } else if (std::holds_alternative<EllipsisItem>(item)) {
             text += "...";
         } else {

@@ -54,6 +54,9 @@ std::vector<std::int64_t> SlicePlan::output_shape() const {
 }
 
 SlicePlan plan_index(const IndexExpr& expr, const std::vector<std::int64_t>& input_shape) {
+    if (has_advanced(expr))
+        throw Error(ErrorKind::Usage, "internal: plan_index was given an integer-list (advanced) expression; "
+                                      "plan it with plan_advanced_index");
     auto fail = [&](const std::string& message, const ExprItem& item) -> void {
         throw ExprError(message, expr.text, item.column);
     };
@@ -130,15 +133,23 @@ View apply_plan(const SlicePlan& plan, const View& input) {
     if (input.shape != plan.input_shape)
         throw Error(ErrorKind::Usage, "internal: plan for shape " + format_shape(plan.input_shape) +
                                           " applied to shape " + format_shape(input.shape));
+    // A table view (after a gather) is sliced exactly like its byte strides: the table offset
+    // and table strides move in step with the byte offset and byte strides.
+    const bool table = input.has_table();
     View view;
     view.itemsize = input.itemsize;
     view.byte_offset = input.byte_offset;
-    for (const auto& shrunk : plan.shrunk)
+    view.table = input.table;
+    view.table_offset = input.table_offset;
+    for (const auto& shrunk : plan.shrunk) {
         view.byte_offset += shrunk.index * input.byte_strides[shrunk.source_axis];
+        if (table) view.table_offset += shrunk.index * input.table_strides[shrunk.source_axis];
+    }
     for (const auto& axis : plan.axes) {
         view.shape.push_back(axis.length);
         if (axis.source_axis < 0) {
             view.byte_strides.push_back(0);
+            if (table) view.table_strides.push_back(0);
             continue;
         }
         const std::int64_t stride = input.byte_strides[axis.source_axis];
@@ -146,6 +157,11 @@ View apply_plan(const SlicePlan& plan, const View& input) {
         // needs no stride, which also keeps a huge step from overflowing step * stride.
         if (axis.length > 0) view.byte_offset += axis.start * stride;
         view.byte_strides.push_back(axis.length > 1 ? axis.step * stride : 0);
+        if (table) {
+            const std::int64_t table_stride = input.table_strides[axis.source_axis];
+            if (axis.length > 0) view.table_offset += axis.start * table_stride;
+            view.table_strides.push_back(axis.length > 1 ? axis.step * table_stride : 0);
+        }
     }
     return view;
 }

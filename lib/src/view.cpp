@@ -24,6 +24,15 @@ View View::contiguous(const std::vector<std::int64_t>& shape, std::size_t itemsi
     return view;
 }
 
+bool View::operator==(const View& other) const {
+    if (byte_offset != other.byte_offset || shape != other.shape || byte_strides != other.byte_strides ||
+        itemsize != other.itemsize || has_table() != other.has_table())
+        return false;
+    if (!has_table()) return true;
+    return table_offset == other.table_offset && table_strides == other.table_strides &&
+           (table == other.table || *table == *other.table);
+}
+
 std::string format_shape(const std::vector<std::int64_t>& shape) {
     std::string text = "(";
     for (std::size_t i = 0; i < shape.size(); ++i) {

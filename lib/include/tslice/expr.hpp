@@ -1,4 +1,5 @@
-// numpy index expressions: "[1:, ..., ::-1]", "0, None, -1", "[2::-3, np.newaxis]".
+// numpy index expressions: "[1:, ..., ::-1]", "0, None, -1", "[2::-3, np.newaxis]",
+// "[[0, 2], ..., [[1], [0]]]" (integer lists: numpy's advanced indexing).
 #pragma once
 
 #include <cstddef>
@@ -35,7 +36,18 @@ struct NewAxisItem {
     bool operator==(const NewAxisItem&) const = default;
 };
 
-using IndexItem = std::variant<SliceItem, IntItem, EllipsisItem, NewAxisItem>;
+// An integer list such as [0, 2, -1] or [[0, 1], [2, 3]]: an index array of `shape` (one entry
+// per nesting level; [] is shape (0,)) with `values` in C order. Lists are rectangular (the
+// parser rejects ragged ones with numpy's message). A value beyond 64 bits is saturated and
+// flags the list, which the planner rejects in numpy's order of checks, as for IntItem.
+struct IntListItem {
+    std::vector<std::int64_t> shape;
+    std::vector<std::int64_t> values;
+    bool overflows = false;
+    bool operator==(const IntListItem&) const = default;
+};
+
+using IndexItem = std::variant<SliceItem, IntItem, EllipsisItem, NewAxisItem, IntListItem>;
 
 struct ExprItem {
     IndexItem item;
@@ -48,9 +60,15 @@ struct IndexExpr {
     std::vector<ExprItem> items;
 };
 
-// Parses an expression; the outer brackets are optional. Throws ExprError with the column
-// of the offending character for anything that is not valid numpy basic indexing syntax.
+// Parses an expression; the outer brackets are optional: "[[0, 2]]" is a[[0, 2]] while
+// "[0, 2]" is a[0, 2], and "[0, 2], 1" is a[[0, 2], 1]. Throws ExprError with the column of
+// the offending character for anything that is not valid numpy indexing syntax (integer
+// lists included: a ragged list, a float, a bool or None inside a list are errors).
 IndexExpr parse_index_expr(std::string_view text);
+
+// True when the expression holds an integer list, i.e. is numpy advanced indexing: it is
+// planned by plan_advanced_index (gather.hpp), not plan_index.
+bool has_advanced(const IndexExpr& expr);
 
 // The expression written back in canonical form, e.g. "[1:, ..., ::-1]".
 std::string to_string(const IndexExpr& expr);

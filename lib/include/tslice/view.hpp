@@ -1,8 +1,11 @@
-// The one plan every op compiles into: an affine view of the input bytes.
+// The one plan every op compiles into: a view of the input bytes. Affine (offset plus a byte
+// stride per axis) for every slicing op; with an offset table for a gather.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,20 +14,37 @@ namespace tslice {
 // Element (i0, i1, ...) of the view lives at byte
 //   byte_offset + i0 * byte_strides[0] + i1 * byte_strides[1] + ...
 // from the start of the input's data. Strides may be negative or zero (a new axis).
+//
+// A gather adds an offset table: when `table` is set, the element lives at
+//   byte_offset + sum(ik * byte_strides[k]) + (*table)[table_offset + sum(ik * table_strides[k])]
+// An axis that walks the gathered indices has a table stride (and usually byte stride 0); an
+// axis that walks the data has a byte stride (and table stride 0); a batch axis has both.
+// A table entry equal to kZeroElement stands for zeros: OpenVINO's out-of-range indices.
+// Slicing a table view (apply_plan) slices both strides alike, so it stays one view.
 struct View {
+    // The table entry for "this element (or the whole inner block) is zeros".
+    static constexpr std::int64_t kZeroElement = std::numeric_limits<std::int64_t>::min();
+
     std::int64_t byte_offset = 0;
     std::vector<std::int64_t> shape;
     std::vector<std::int64_t> byte_strides;
     std::size_t itemsize = 1;
 
+    // The offset table; null (and table_strides empty) for an affine view.
+    std::shared_ptr<const std::vector<std::int64_t>> table;
+    std::int64_t table_offset = 0;
+    std::vector<std::int64_t> table_strides;  // one per axis when `table` is set
+
     std::size_t rank() const { return shape.size(); }
     std::int64_t element_count() const;  // 1 for a 0-d view, 0 if any axis is empty
+    bool has_table() const { return table != nullptr; }
 
     // The view of a C-order (or Fortran-order) array of this shape at offset 0.
     static View contiguous(const std::vector<std::int64_t>& shape, std::size_t itemsize,
                            bool fortran_order = false);
 
-    bool operator==(const View&) const = default;
+    // Equal layouts: tables are compared by content, not by address.
+    bool operator==(const View& other) const;
 };
 
 // numpy's shape tuple text: "(4, 3, 3)", "(5,)", "()".

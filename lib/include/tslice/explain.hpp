@@ -1,0 +1,33 @@
+// --explain: the resolved plan as a table, and for an expression the equivalent JSON specs.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "tslice/expr.hpp"
+#include "tslice/npy.hpp"
+#include "tslice/ops.hpp"
+#include "tslice/plan.hpp"
+#include "tslice/steps.hpp"
+
+namespace tslice {
+
+// The strided_slice spec that does what a basic expression does (entry by entry: '...' the
+// ellipsis bit, None the new-axis bit, an integer the shrink bit, a slice its parts with the
+// begin/end mask bits for the parts left out). None for an expression with integer lists.
+std::optional<StridedSliceSpec> strided_slice_equivalent(const IndexExpr& expr);
+
+// The ONNX slice spec with the same result as `plan`, from its resolved numbers; None when
+// the plan inserts or removes axes (ONNX Slice keeps the rank).
+std::optional<SliceSpec> onnx_slice_equivalent(const SlicePlan& plan);
+
+// As --op accepts them.
+std::string to_json(const StridedSliceSpec& spec);
+std::string to_json(const SliceSpec& spec);
+
+// The whole report: input, one table per step (a row per output axis: source axis, kind,
+// start, stop, step, length after clamping; shrunk axes and index arrays listed below it),
+// the result, and for a trailing expression its strided_slice and ONNX slice equivalents.
+std::string explain(const Pipeline& pipeline, const DType& dtype, const std::optional<IndexExpr>& expr);
+
+}  // namespace tslice

@@ -1,0 +1,53 @@
+// The pipeline of a run: each op (and the expression, last) planned against the shape the
+// previous one produces, then applied to the input's layout one after another. Planning is
+// pure, so --shape and --explain stop before the data; a real run adds the copy.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tslice/expr.hpp"
+#include "tslice/gather.hpp"
+#include "tslice/ops.hpp"
+#include "tslice/plan.hpp"
+#include "tslice/view.hpp"
+
+namespace tslice {
+
+using Plan = std::variant<SlicePlan, GatherPlan>;
+
+struct Step {
+    std::string label;  // what the user wrote, for --explain: "ops[0] strided_slice", "[1:, ::-1]"
+    Plan plan;
+};
+
+struct Pipeline {
+    std::vector<std::int64_t> input_shape;
+    std::vector<Step> steps;
+    std::vector<std::int64_t> output_shape() const;
+};
+
+// numpy indexing: a SlicePlan for basic indexing, a GatherPlan when the expression has an
+// integer list.
+Plan plan_expression(const IndexExpr& expr, const std::vector<std::int64_t>& input_shape);
+
+// Plans `ops` left to right, then `expr` if given. Throws what the planners throw.
+Pipeline plan_pipeline(const std::vector<std::int64_t>& input_shape, const std::vector<OpSpec>& ops,
+                       const std::optional<IndexExpr>& expr);
+
+// The result as a view over some bytes: the input's data, or a buffer the pipeline made when
+// a gather had to read from a gathered view (the only case where a step cannot compose).
+struct Result {
+    const std::byte* data = nullptr;
+    View view;
+    std::shared_ptr<std::vector<std::byte>> owned;  // keeps an intermediate buffer alive
+};
+
+Result apply_pipeline(const Pipeline& pipeline, const std::byte* data, const View& input);
+
+}  // namespace tslice

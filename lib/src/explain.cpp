@@ -1,0 +1,202 @@
+#include "tslice/explain.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace tslice {
+namespace {
+
+constexpr std::int64_t kInt64Min = std::numeric_limits<std::int64_t>::min();
+
+// Right-aligned columns, as a terminal table.
+class Table {
+public:
+    explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+    void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+    std::string render(const std::string& indent) const {
+        std::vector<std::size_t> widths(rows_.front().size(), 0);
+        for (const auto& row : rows_)
+            for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+        std::string text;
+        for (const auto& row : rows_) {
+            std::string line = indent;
+            for (std::size_t c = 0; c < row.size(); ++c) {
+                if (c) line += "  ";
+                line += std::string(widths[c] - row[c].size(), ' ') + row[c];
+            }
+            while (!line.empty() && line.back() == ' ') line.pop_back();
+            text += line + "\n";
+        }
+        return text;
+    }
+
+private:
+    std::vector<std::vector<std::string>> rows_;
+};
+
+std::string number(std::int64_t value) { return std::to_string(value); }
+std::string axis_text(int axis) { return axis < 0 ? "-" : std::to_string(axis); }
+
+std::string json_list(const std::vector<std::int64_t>& values) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + number(values[i]);
+    return text + "]";
+}
+
+// A mask as an integer bitfield where one fits, else as a 0/1 list.
+std::string json_mask(const std::vector<bool>& bits) {
+    if (bits.size() <= 62) {
+        std::int64_t field = 0;
+        for (std::size_t i = 0; i < bits.size(); ++i)
+            if (bits[i]) field |= std::int64_t{1} << i;
+        return number(field);
+    }
+    std::vector<std::int64_t> list(bits.begin(), bits.end());
+    return json_list(list);
+}
+
+std::string explain_slice_plan(const SlicePlan& plan) {
+    Table table({"axis", "source", "kind", "start", "stop", "step", "length"});
+    for (std::size_t i = 0; i < plan.axes.size(); ++i) {
+        const OutputAxis& axis = plan.axes[i];
+        if (axis.source_axis < 0) {
+            table.add({number(static_cast<std::int64_t>(i)), "-", "new axis", "", "", "", "1"});
+            continue;
+        }
+        table.add({number(static_cast<std::int64_t>(i)), axis_text(axis.source_axis), "slice", number(axis.start),
+                   number(axis.stop), number(axis.step), number(axis.length)});
+    }
+    for (const auto& shrunk : plan.shrunk)
+        table.add({"-", axis_text(shrunk.source_axis), "shrunk", number(shrunk.index), "", "", ""});
+    return table.render("  ");
+}
+
+std::string explain_gather_plan(const GatherPlan& plan) {
+    Table table({"axis", "source", "kind", "start", "stop", "step", "length", "table axis"});
+    for (std::size_t i = 0; i < plan.axes.size(); ++i) {
+        const GatherAxis& axis = plan.axes[i];
+        const bool walks_data = axis.source_axis >= 0;
+        table.add({number(static_cast<std::int64_t>(i)), axis_text(axis.source_axis), kind_name(axis.kind),
+                   walks_data ? number(axis.start) : "", walks_data ? number(axis.stop) : "",
+                   walks_data ? number(axis.step) : "", number(axis.length), axis_text(axis.table_axis)});
+    }
+    std::string text = table.render("  ");
+    if (plan.axis >= 0)
+        text += "  gather along axis " + number(plan.axis) + ", batch_dims " + number(plan.batch_dims) + "\n";
+    text += "  index table " + format_shape(plan.table_shape) + "\n";
+    for (const auto& indices : plan.indices)
+        text += "  indices " + format_shape(indices.shape) + " select along input axis " +
+                number(indices.source_axis) + "\n";
+    return text;
+}
+
+std::string dtype_text(const DType& dtype) { return dtype.structured ? dtype.descr : dtype.type_string; }
+
+}  // namespace
+
+std::optional<StridedSliceSpec> strided_slice_equivalent(const IndexExpr& expr) {
+    if (has_advanced(expr)) return std::nullopt;
+    StridedSliceSpec spec;
+    for (const auto& entry : expr.items) {
+        std::int64_t begin = 0, end = 0, stride = 1;
+        bool begin_masked = false, end_masked = false, new_axis = false, shrink = false, ellipsis = false;
+        if (const auto* slice = std::get_if<SliceItem>(&entry.item)) {
+            begin_masked = !slice->start;
+            end_masked = !slice->stop;
+            begin = slice->start.value_or(0);
+            end = slice->stop.value_or(0);
+            stride = slice->step.value_or(1);
+        } else if (const auto* integer = std::get_if<IntItem>(&entry.item)) {
+            // The end of a shrunk entry is not read (TensorFlow sets it to begin + 1 itself).
+            shrink = true;
+            begin = integer->value;
+            end = begin == std::numeric_limits<std::int64_t>::max() ? begin : begin + 1;
+        } else if (std::holds_alternative<NewAxisItem>(entry.item)) {
+            new_axis = true;
+        } else {
+            ellipsis = true;
+        }
+        spec.begin.push_back(begin);
+        spec.end.push_back(end);
+        spec.strides.push_back(stride);
+        spec.begin_mask.push_back(begin_masked);
+        spec.end_mask.push_back(end_masked);
+        spec.new_axis_mask.push_back(new_axis);
+        spec.shrink_axis_mask.push_back(shrink);
+        spec.ellipsis_mask.push_back(ellipsis);
+    }
+    return spec;
+}
+
+std::optional<SliceSpec> onnx_slice_equivalent(const SlicePlan& plan) {
+    if (!plan.shrunk.empty()) return std::nullopt;
+    SliceSpec spec;
+    spec.axes.emplace();
+    spec.steps.emplace();
+    for (const auto& axis : plan.axes) {
+        if (axis.source_axis < 0) return std::nullopt;
+        const std::int64_t dim = plan.input_shape[axis.source_axis];
+        if (axis.step == 1 && axis.start == 0 && axis.length == dim) continue;  // taken whole
+        std::int64_t start = axis.start, end = axis.stop;
+        if (axis.length == 0) {
+            // Python may resolve an empty reverse slice to start -1, which ONNX would read as
+            // the last element; 0:0 is empty under both clampings.
+            start = end = 0;
+        } else if (axis.step < 0 && end < 0) {
+            end = kInt64Min;  // before element 0: ONNX clamps it to -1
+        }
+        spec.starts.push_back(start);
+        spec.ends.push_back(end);
+        spec.axes->push_back(axis.source_axis);
+        spec.steps->push_back(axis.step);
+    }
+    if (spec.starts.empty() && !plan.input_shape.empty()) {
+        // Nothing is cut: say so with axis 0 taken whole rather than with empty lists.
+        spec.starts = {0};
+        spec.ends = {std::numeric_limits<std::int64_t>::max()};
+        spec.axes = std::vector<std::int64_t>{0};
+        spec.steps = std::vector<std::int64_t>{1};
+    }
+    return spec;
+}
+
+std::string to_json(const StridedSliceSpec& spec) {
+    return "{\"op\": \"strided_slice\", \"begin\": " + json_list(spec.begin) + ", \"end\": " + json_list(spec.end) +
+           ", \"strides\": " + json_list(spec.strides) + ", \"begin_mask\": " + json_mask(spec.begin_mask) +
+           ", \"end_mask\": " + json_mask(spec.end_mask) + ", \"new_axis_mask\": " + json_mask(spec.new_axis_mask) +
+           ", \"shrink_axis_mask\": " + json_mask(spec.shrink_axis_mask) +
+           ", \"ellipsis_mask\": " + json_mask(spec.ellipsis_mask) + "}";
+}
+
+std::string to_json(const SliceSpec& spec) {
+    std::string text = "{\"op\": \"slice\", \"starts\": " + json_list(spec.starts) + ", \"ends\": " + json_list(spec.ends);
+    if (spec.axes) text += ", \"axes\": " + json_list(*spec.axes);
+    if (spec.steps) text += ", \"steps\": " + json_list(*spec.steps);
+    return text + "}";
+}
+
+std::string explain(const Pipeline& pipeline, const DType& dtype, const std::optional<IndexExpr>& expr) {
+    std::string text = "input: shape " + format_shape(pipeline.input_shape) + ", dtype " + dtype_text(dtype) + "\n";
+    for (const auto& step : pipeline.steps) {
+        text += "\n" + step.label + "\n";
+        if (const auto* slice = std::get_if<SlicePlan>(&step.plan))
+            text += explain_slice_plan(*slice);
+        else
+            text += explain_gather_plan(std::get<GatherPlan>(step.plan));
+    }
+    text += "\nresult: shape " + format_shape(pipeline.output_shape()) + ", dtype " + dtype_text(dtype) + "\n";
+    if (!expr) return text;
+    const Plan& last = pipeline.steps.back().plan;
+    if (const auto strided = strided_slice_equivalent(*expr))
+        text += "\nas strided_slice: " + to_json(*strided) + "\n";
+    else
+        text += "\nas strided_slice: none (integer-list indexing is a gather)\n";
+    const auto* slice_plan = std::get_if<SlicePlan>(&last);
+    if (const auto onnx = slice_plan ? onnx_slice_equivalent(*slice_plan) : std::nullopt)
+        text += "as ONNX slice: " + to_json(*onnx) + "\n";
+    else
+        text += "as ONNX slice: none (ONNX Slice neither inserts nor removes axes)\n";
+    return text;
+}
+
+}  // namespace tslice

@@ -1,0 +1,722 @@
+// JSON op specs (--op): the JSON text becomes a small tree, the tree becomes OpSpecs, and
+// every fault is reported with the JSON path of the field at fault:
+//   ops[1].begin: expected a list of integers, got "3"
+//
+// Why not nlohmann::json's DOM: it would lose what the user wrote. A number beyond 64 bits
+// arrives as a double (1e+20), so "18446744073709551616 does not fit in a 64-bit integer"
+// could not quote it, and a DOM spends 16 bytes and a node per index of an inline gather
+// list. nlohmann's SAX parser (iterative, so deep nesting cannot overflow the stack while
+// parsing) feeds a tree of our own that keeps the raw text of such numbers and stores a
+// list of plain integers as one vector.
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <cstdio>
+#include <limits>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "tslice/error.hpp"
+#include "tslice/ops.hpp"
+
+namespace tslice {
+namespace {
+
+// Guards against absurd specs: the tree is in memory, and nothing tslice slices has more
+// axes than this many entries.
+constexpr std::size_t kMaxDepth = 64;               // nested lists/objects
+constexpr std::size_t kMaxEntries = 1'000'000;      // per begin/end/starts/... list
+constexpr std::size_t kMaxValues = 100'000'000;     // in the whole spec (inline indices)
+
+[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Usage, message); }
+
+// ------------------------------------------------------------------------------- the tree
+
+struct Node {
+    enum class Kind : std::uint8_t { Null, Boolean, Integer, TooBig, Float, String, Array, Object };
+    Kind kind = Kind::Null;
+    bool boolean = false;
+    std::int64_t integer = 0;
+    std::string text;  // String: its value; TooBig and Float: the number as written
+    // Array: `ints` while every element is an Integer (the common case, kept compact),
+    // `items` once anything else arrives.
+    std::vector<std::int64_t> ints;
+    std::vector<Node> items;
+    std::vector<std::pair<std::string, Node>> members;  // Object, in document order
+
+    bool is_packed() const { return kind == Kind::Array && items.empty(); }
+    std::size_t size() const { return kind == Kind::Object ? members.size() : is_packed() ? ints.size() : items.size(); }
+};
+
+Node integer_node(std::int64_t value) {
+    Node node;
+    node.kind = Node::Kind::Integer;
+    node.integer = value;
+    return node;
+}
+
+// Builds the tree from nlohmann's SAX events.
+class TreeBuilder {
+public:
+    using json = nlohmann::json;
+
+    Node root;
+    std::string error;  // set when we stopped the parse ourselves
+    std::size_t error_position = 0;
+    bool syntax_error = false;
+
+    bool null() { return add(Node{}); }
+    bool boolean(bool value) {
+        Node node;
+        node.kind = Node::Kind::Boolean;
+        node.boolean = value;
+        return add(std::move(node));
+    }
+    bool number_integer(json::number_integer_t value) { return add_integer(value); }
+    bool number_unsigned(json::number_unsigned_t value) {
+        if (value <= static_cast<json::number_unsigned_t>(std::numeric_limits<std::int64_t>::max()))
+            return add_integer(static_cast<std::int64_t>(value));
+        Node node;
+        node.kind = Node::Kind::TooBig;
+        node.text = std::to_string(value);
+        return add(std::move(node));
+    }
+    bool number_float(json::number_float_t, const json::string_t& raw) {
+        // An integer literal beyond the int64 range arrives here too; keep it apart from
+        // numbers written with a fraction or an exponent.
+        Node node;
+        node.kind = raw.find_first_of(".eE") == std::string::npos ? Node::Kind::TooBig : Node::Kind::Float;
+        node.text = raw;
+        return add(std::move(node));
+    }
+    bool string(json::string_t& value) {
+        Node node;
+        node.kind = Node::Kind::String;
+        node.text = std::move(value);
+        return add(std::move(node));
+    }
+    bool binary(json::binary_t&) { return false; }  // not produced by the JSON reader
+    bool start_object(std::size_t) { return open(Node::Kind::Object); }
+    bool key(json::string_t& name) {
+        key_ = std::move(name);
+        return true;
+    }
+    bool end_object() { return close(); }
+    bool start_array(std::size_t) { return open(Node::Kind::Array); }
+    bool end_array() { return close(); }
+    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) {
+        syntax_error = true;
+        error_position = position;
+        error = ex.what();
+        return false;
+    }
+
+private:
+    std::vector<Node*> stack_;
+    std::string key_;
+    std::size_t values_ = 0;
+    bool has_root_ = false;
+
+    bool add_integer(std::int64_t value) {
+        if (!stack_.empty() && stack_.back()->is_packed()) {
+            if (!count()) return false;
+            stack_.back()->ints.push_back(value);
+            return true;
+        }
+        return add(integer_node(value));
+    }
+
+    bool count() {
+        if (++values_ > kMaxValues) {
+            error = "the op spec has more than " + std::to_string(kMaxValues) + " values; give large indices as an .npy file";
+            return false;
+        }
+        return true;
+    }
+
+    // Appends to the innermost open container (or sets the root); returns the new node.
+    Node* place(Node&& node) {
+        if (stack_.empty()) {
+            root = std::move(node);
+            has_root_ = true;
+            return &root;
+        }
+        Node& parent = *stack_.back();
+        if (parent.kind == Node::Kind::Object) {
+            parent.members.emplace_back(std::move(key_), std::move(node));
+            return &parent.members.back().second;
+        }
+        if (parent.is_packed()) {
+            if (node.kind == Node::Kind::Integer) {
+                parent.ints.push_back(node.integer);
+                return nullptr;
+            }
+            // Leave the compact form: the list holds something other than integers.
+            parent.items.reserve(parent.ints.size() + 1);
+            for (std::int64_t value : parent.ints) parent.items.push_back(integer_node(value));
+            parent.ints.clear();
+            parent.ints.shrink_to_fit();
+        }
+        parent.items.push_back(std::move(node));
+        return &parent.items.back();
+    }
+
+    bool add(Node&& node) {
+        if (!count()) return false;
+        place(std::move(node));
+        return true;
+    }
+
+    bool open(Node::Kind kind) {
+        if (!count()) return false;
+        if (stack_.size() >= kMaxDepth) {
+            error = "the op spec is nested deeper than " + std::to_string(kMaxDepth) + " levels";
+            return false;
+        }
+        Node node;
+        node.kind = kind;
+        stack_.push_back(place(std::move(node)));
+        return true;
+    }
+
+    bool close() {
+        stack_.pop_back();
+        return true;
+    }
+};
+
+// 1-based line and column (in characters) of the byte at `offset`.
+std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t offset) {
+    offset = std::min(offset, text.size());
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < offset; ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            column = 1;
+        } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+            ++column;
+        }
+    }
+    return {line, column};
+}
+
+std::string where(std::string_view source, std::string_view text, std::size_t offset) {
+    const auto [line, column] = line_column(text, offset);
+    return std::string(source) + ": invalid JSON at line " + std::to_string(line) + ", column " +
+           std::to_string(column);
+}
+
+// nlohmann nests lists and objects without recursion, but our tree is freed recursively:
+// refuse deep nesting before parsing, pointing at the bracket that goes too deep.
+void check_depth(std::string_view text, std::string_view source) {
+    std::size_t depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\') ++i;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxDepth)
+                fail(where(source, text, i) + ": lists and objects are nested deeper than " +
+                     std::to_string(kMaxDepth) + " levels");
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+}
+
+// The start of the JSON token that holds the byte at `offset`: a string, a structural
+// character, or a run of other characters (a number or a literal).
+std::size_t token_start(std::string_view text, std::size_t offset) {
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < text.size() && i <= offset;) {
+        const char c = text[i];
+        start = i;
+        if (c == '"') {
+            for (++i; i < text.size() && text[i] != '"'; ++i)
+                if (text[i] == '\\') ++i;
+            ++i;
+        } else if (c == '[' || c == ']' || c == '{' || c == '}' || c == ':' || c == ',' || c == ' ' || c == '\t' ||
+                   c == '\n' || c == '\r') {
+            ++i;
+        } else {
+            while (i < text.size() && std::string_view("[]{}:, \t\n\r\"").find(text[i]) == std::string_view::npos) ++i;
+        }
+    }
+    return offset >= text.size() ? offset : start;
+}
+
+// nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error
+// while parsing value - unexpected ']'; expected '[', '{', or a literal" in plain words:
+// "unexpected ']'; expected '[', '{', or a literal".
+std::string plain_parse_error(const std::string& what) {
+    std::string text = what;
+    if (const auto at = text.find("] "); at != std::string::npos && text.rfind("[json.exception", 0) == 0)
+        text.erase(0, at + 2);
+    if (const auto colon = text.find(": "); colon != std::string::npos && text.rfind("parse error", 0) == 0)
+        text.erase(0, colon + 2);
+    if (const auto dash = text.find(" - "); dash != std::string::npos && text.rfind("syntax error", 0) == 0)
+        text.erase(0, dash + 3);
+    if (text.rfind("number overflow parsing", 0) == 0)
+        text = "the number " + text.substr(24) + " is too large";
+    return text;
+}
+
+Node parse_tree(std::string_view text, std::string_view source) {
+    check_depth(text, source);
+    TreeBuilder builder;
+    bool ok = false;
+    try {
+        ok = nlohmann::json::sax_parse(text, &builder);
+    } catch (const nlohmann::json::exception& ex) {
+        fail(std::string(source) + ": invalid JSON: " + plain_parse_error(ex.what()));
+    }
+    if (ok) return std::move(builder.root);
+    if (builder.syntax_error) {
+        // nlohmann's position counts the bytes read (the end of input counting as one). A
+        // lexer error ("invalid literal") is at the last byte read; an unexpected token or a
+        // number out of range is shown at its start.
+        std::size_t offset = builder.error_position > 0 ? builder.error_position - 1 : 0;
+        if (builder.error.find(" - unexpected ") != std::string::npos ||
+            builder.error.find("number overflow") != std::string::npos)
+            offset = token_start(text, offset);
+        fail(where(source, text, offset) + ": " + plain_parse_error(builder.error));
+    }
+    fail(std::string(source) + ": " + builder.error);
+}
+
+// ------------------------------------------------------------------------ showing values
+
+void render(const Node& node, std::string& out, std::size_t limit);
+
+void render_string(const std::string& value, std::string& out) {
+    out += nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void render(const Node& node, std::string& out, std::size_t limit) {
+    if (out.size() > limit) return;
+    switch (node.kind) {
+        case Node::Kind::Null: out += "null"; break;
+        case Node::Kind::Boolean: out += node.boolean ? "true" : "false"; break;
+        case Node::Kind::Integer: out += std::to_string(node.integer); break;
+        case Node::Kind::TooBig:
+        case Node::Kind::Float: out += node.text; break;
+        case Node::Kind::String: render_string(node.text, out); break;
+        case Node::Kind::Array: {
+            out += '[';
+            for (std::size_t i = 0; i < node.size() && out.size() <= limit; ++i) {
+                if (i) out += ", ";
+                if (node.is_packed()) out += std::to_string(node.ints[i]);
+                else render(node.items[i], out, limit);
+            }
+            out += ']';
+            break;
+        }
+        case Node::Kind::Object: {
+            out += '{';
+            for (std::size_t i = 0; i < node.members.size() && out.size() <= limit; ++i) {
+                if (i) out += ", ";
+                render_string(node.members[i].first, out);
+                out += ": ";
+                render(node.members[i].second, out, limit);
+            }
+            out += '}';
+            break;
+        }
+    }
+}
+
+// The value as JSON, shortened to about 60 characters for a message.
+std::string show(const Node& node) {
+    constexpr std::size_t kLimit = 60;
+    std::string out;
+    render(node, out, kLimit);
+    if (out.size() > kLimit) {
+        // Cut on a UTF-8 character boundary.
+        std::size_t cut = kLimit;
+        while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+        out.resize(cut);
+        out += "...";
+    }
+    return out;
+}
+
+// --------------------------------------------------------------------- reading the fields
+
+std::string index_path(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+std::string field_path(const std::string& path, const std::string& key) {
+    const bool plain = !key.empty() && (std::isalpha(static_cast<unsigned char>(key[0])) || key[0] == '_') &&
+                       std::all_of(key.begin(), key.end(), [](char c) {
+                           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                       });
+    if (plain) return path + "." + key;
+    std::string quoted;
+    render_string(key, quoted);
+    return path + "[" + quoted + "]";
+}
+
+// An element of a list, as a Node (packed lists make one on the fly).
+Node element(const Node& list, std::size_t i) { return list.is_packed() ? integer_node(list.ints[i]) : list.items[i]; }
+
+[[noreturn]] void fail_not_integer(const Node& node, const std::string& path, const std::string& expected) {
+    if (node.kind == Node::Kind::TooBig) fail(path + ": " + node.text + " does not fit in a 64-bit integer");
+    fail(path + ": expected " + expected + ", got " + show(node));
+}
+
+std::int64_t read_integer(const Node& node, const std::string& path) {
+    if (node.kind != Node::Kind::Integer) fail_not_integer(node, path, "an integer");
+    return node.integer;
+}
+
+std::vector<std::int64_t> read_integer_list(const Node& node, const std::string& path) {
+    if (node.kind != Node::Kind::Array) fail(path + ": expected a list of integers, got " + show(node));
+    if (node.size() > kMaxEntries)
+        fail(path + ": " + std::to_string(node.size()) + " entries is too many (at most " + std::to_string(kMaxEntries) +
+             ")");
+    if (node.is_packed()) return node.ints;
+    std::vector<std::int64_t> values;
+    values.reserve(node.items.size());
+    for (std::size_t i = 0; i < node.items.size(); ++i) values.push_back(read_integer(node.items[i], index_path(path, i)));
+    return values;
+}
+
+// A StridedSlice mask, expanded to one flag per entry.
+//
+// Two forms, as the two systems write them:
+//   TensorFlow, a bitfield: bit i belongs to entry i.   5 = 0b101 -> entries 0 and 2
+//   OpenVINO, a list of 0/1: item i belongs to entry i. [1, 0, 1] -> entries 0 and 2
+// For 4 entries, the list [0, 1] means [0, 1, 0, 0] (padded with 0) and [1, 0, 0, 0, 1]
+// means [1, 0, 0, 0] (the extra item is ignored); a bitfield's bits past the last entry are
+// ignored the same way.
+std::vector<bool> read_mask(const Node* node, const std::string& path, std::size_t entries) {
+    std::vector<bool> mask(entries, false);
+    if (!node) return mask;
+    if (node->kind == Node::Kind::Array) {
+        if (node->size() > kMaxEntries)
+            fail(path + ": " + std::to_string(node->size()) + " entries is too many (at most " +
+                 std::to_string(kMaxEntries) + ")");
+        for (std::size_t i = 0; i < node->size(); ++i) {
+            const Node item = element(*node, i);
+            const std::string item_path = index_path(path, i);
+            const std::int64_t bit = read_integer(item, item_path);
+            if (bit != 0 && bit != 1) fail(item_path + ": expected 0 or 1, got " + show(item));
+            if (i < entries) mask[i] = bit == 1;
+        }
+        return mask;
+    }
+    if (node->kind != Node::Kind::Integer) {
+        if (node->kind == Node::Kind::TooBig) fail_not_integer(*node, path, "");
+        fail(path + ": expected an integer bitfield or a list of 0/1, got " + show(*node));
+    }
+    if (node->integer < 0) fail(path + ": a bitfield cannot be negative, got " + show(*node));
+    for (std::size_t i = 0; i < entries && i < 63; ++i) mask[i] = (node->integer >> i) & 1;
+    return mask;
+}
+
+// Gather's inline indices: a scalar, or nested lists of one shape (rectangular).
+IntArray read_int_array(const Node& node, const std::string& path) {
+    IntArray array;
+    if (node.kind != Node::Kind::Array) {
+        array.values.push_back(read_integer(node, path));
+        return array;
+    }
+    // The shape is read down the first elements; every list is then checked against it.
+    for (const Node* level = &node;;) {
+        array.shape.push_back(static_cast<std::int64_t>(level->size()));
+        if (level->size() == 0 || level->is_packed() || level->items[0].kind != Node::Kind::Array) break;
+        level = &level->items[0];
+    }
+    // Walk the lists: (node, its depth, its path).
+    struct Frame {
+        const Node* node;
+        std::size_t depth;
+        std::string path;
+    };
+    std::vector<Frame> pending{{&node, 0, path}};
+    while (!pending.empty()) {
+        const Frame frame = std::move(pending.back());
+        pending.pop_back();
+        const Node& list = *frame.node;
+        const auto expected = static_cast<std::size_t>(array.shape[frame.depth]);
+        if (list.size() != expected) {
+            std::string first = path;
+            for (std::size_t d = 0; d < frame.depth; ++d) first += "[0]";
+            fail(frame.path + ": the indices must be rectangular: expected a list of " + std::to_string(expected) +
+                 " like " + first + ", got " + show(list));
+        }
+        const bool leaves = frame.depth + 1 == array.shape.size();
+        if (leaves) {
+            if (list.is_packed()) {
+                array.values.insert(array.values.end(), list.ints.begin(), list.ints.end());
+            } else {
+                for (std::size_t i = 0; i < list.items.size(); ++i) {
+                    const Node& item = list.items[i];
+                    if (item.kind == Node::Kind::Array)
+                        fail(index_path(frame.path, i) + ": the indices must be rectangular: expected an integer, got " +
+                             show(item));
+                    array.values.push_back(read_integer(item, index_path(frame.path, i)));
+                }
+            }
+            continue;
+        }
+        // Push in reverse so that the lists are visited (and the values stored) in C order.
+        for (std::size_t i = list.size(); i-- > 0;) {
+            if (list.is_packed() || list.items[i].kind != Node::Kind::Array) {
+                fail(index_path(frame.path, i) + ": the indices must be rectangular: expected a list of " +
+                     std::to_string(array.shape[frame.depth + 1]) + ", got " + show(element(list, i)));
+            }
+            pending.push_back({&list.items[i], frame.depth + 1, index_path(frame.path, i)});
+        }
+    }
+    return array;
+}
+
+// ------------------------------------------------------------------------------- the ops
+
+enum class OpKind { StridedSlice, Slice, Slice1, Gather, Index };
+
+struct OpInfo {
+    OpKind kind;
+    const char* name;                     // canonical
+    std::vector<std::string> aliases;     // lower case, canonical included
+    std::vector<std::string> fields;      // allowed, besides "op"
+    std::vector<std::string> required;
+    const char* fields_text;              // for messages
+};
+
+const std::vector<OpInfo>& op_table() {
+    static const std::vector<OpInfo> table = {
+        {OpKind::StridedSlice, "strided_slice", {"strided_slice", "stridedslice"},
+         {"begin", "end", "strides", "stride", "begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask",
+          "ellipsis_mask"},
+         {"begin", "end"},
+         "op, begin, end, strides (or stride), begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask"},
+        {OpKind::Slice, "slice", {"slice"}, {"starts", "ends", "axes", "steps"}, {"starts", "ends"},
+         "op, starts, ends, axes, steps"},
+        {OpKind::Slice1, "slice1", {"slice1", "dml_slice1"}, {"offsets", "sizes", "strides", "output_sizes"},
+         {"offsets", "sizes", "strides"}, "op, offsets, sizes, strides, output_sizes"},
+        {OpKind::Gather, "gather", {"gather"}, {"indices", "axis", "batch_dims"}, {"indices"},
+         "op, indices, axis, batch_dims"},
+        {OpKind::Index, "index", {"index"}, {"expr"}, {"expr"}, "op, expr"},
+    };
+    return table;
+}
+
+constexpr const char* kKnownOps =
+    "strided_slice (StridedSlice), slice (Slice), slice1 (Slice1, DML_SLICE1), gather (Gather), index";
+
+// The fields of one op object, looked up by name.
+class Fields {
+public:
+    Fields(const Node& object, std::string path) : object_(object), path_(std::move(path)) {}
+
+    const Node* find(const std::string& name) const {
+        for (const auto& [key, value] : object_.members)
+            if (key == name) return &value;
+        return nullptr;
+    }
+    std::string path(const std::string& name) const { return field_path(path_, name); }
+    const std::string& op_path() const { return path_; }
+
+private:
+    const Node& object_;
+    std::string path_;
+};
+
+void require_same_length(const std::vector<std::int64_t>& values, const std::string& path,
+                         const std::vector<std::int64_t>& reference, const std::string& reference_name,
+                         const std::string& rule) {
+    if (values.size() != reference.size())
+        fail(path + ": has " + std::to_string(values.size()) + " entries but " + reference_name + " has " +
+             std::to_string(reference.size()) + "; " + rule);
+}
+
+StridedSliceSpec read_strided_slice(const Fields& fields) {
+    StridedSliceSpec spec;
+    spec.begin = read_integer_list(*fields.find("begin"), fields.path("begin"));
+    spec.end = read_integer_list(*fields.find("end"), fields.path("end"));
+    const Node* strides = fields.find("strides");
+    std::string strides_name = "strides";
+    if (const Node* stride = fields.find("stride")) {
+        if (strides) fail(fields.path("stride") + ": give strides or its alias stride, not both");
+        strides = stride;
+        strides_name = "stride";
+    }
+    const std::string rule = "begin, end and " + strides_name + " must have the same length";
+    require_same_length(spec.end, fields.path("end"), spec.begin, "begin", rule);
+    if (strides) {
+        spec.strides = read_integer_list(*strides, fields.path(strides_name));
+        require_same_length(spec.strides, fields.path(strides_name), spec.begin, "begin", rule);
+    } else {
+        spec.strides.assign(spec.begin.size(), 1);
+    }
+    const std::size_t n = spec.begin.size();
+    spec.begin_mask = read_mask(fields.find("begin_mask"), fields.path("begin_mask"), n);
+    spec.end_mask = read_mask(fields.find("end_mask"), fields.path("end_mask"), n);
+    spec.new_axis_mask = read_mask(fields.find("new_axis_mask"), fields.path("new_axis_mask"), n);
+    spec.shrink_axis_mask = read_mask(fields.find("shrink_axis_mask"), fields.path("shrink_axis_mask"), n);
+    spec.ellipsis_mask = read_mask(fields.find("ellipsis_mask"), fields.path("ellipsis_mask"), n);
+    return spec;
+}
+
+std::optional<std::vector<std::int64_t>> read_optional_list(const Fields& fields, const std::string& name) {
+    const Node* node = fields.find(name);
+    if (!node) return std::nullopt;
+    return read_integer_list(*node, fields.path(name));
+}
+
+SliceSpec read_slice(const Fields& fields) {
+    SliceSpec spec;
+    spec.starts = read_integer_list(*fields.find("starts"), fields.path("starts"));
+    spec.ends = read_integer_list(*fields.find("ends"), fields.path("ends"));
+    spec.axes = read_optional_list(fields, "axes");
+    spec.steps = read_optional_list(fields, "steps");
+    const std::string rule = "starts, ends, axes and steps must have the same length";
+    require_same_length(spec.ends, fields.path("ends"), spec.starts, "starts", rule);
+    if (spec.axes) require_same_length(*spec.axes, fields.path("axes"), spec.starts, "starts", rule);
+    if (spec.steps) require_same_length(*spec.steps, fields.path("steps"), spec.starts, "starts", rule);
+    return spec;
+}
+
+// The lengths against the input's rank are checked when the op is planned.
+Slice1Spec read_slice1(const Fields& fields) {
+    Slice1Spec spec;
+    spec.offsets = read_integer_list(*fields.find("offsets"), fields.path("offsets"));
+    spec.sizes = read_integer_list(*fields.find("sizes"), fields.path("sizes"));
+    spec.strides = read_integer_list(*fields.find("strides"), fields.path("strides"));
+    spec.output_sizes = read_optional_list(fields, "output_sizes");
+    const std::string rule = "offsets, sizes, strides and output_sizes must have the same length (one per dimension)";
+    require_same_length(spec.sizes, fields.path("sizes"), spec.offsets, "offsets", rule);
+    require_same_length(spec.strides, fields.path("strides"), spec.offsets, "offsets", rule);
+    if (spec.output_sizes)
+        require_same_length(*spec.output_sizes, fields.path("output_sizes"), spec.offsets, "offsets", rule);
+    return spec;
+}
+
+GatherSpec read_gather(const Fields& fields) {
+    GatherSpec spec;
+    const Node& indices = *fields.find("indices");
+    const std::string path = fields.path("indices");
+    if (indices.kind == Node::Kind::String) {
+        if (indices.text.empty()) fail(path + ": expected the path of an integer .npy file, got \"\"");
+        spec.indices_path = indices.text;
+    } else if (indices.kind == Node::Kind::Array || indices.kind == Node::Kind::Integer ||
+               indices.kind == Node::Kind::TooBig) {
+        spec.indices = read_int_array(indices, path);
+    } else {
+        fail(path + ": expected an integer, a nested list of integers or the path of an integer .npy file, got " +
+             show(indices));
+    }
+    if (const Node* axis = fields.find("axis")) spec.axis = read_integer(*axis, fields.path("axis"));
+    if (const Node* batch_dims = fields.find("batch_dims"))
+        spec.batch_dims = read_integer(*batch_dims, fields.path("batch_dims"));
+    return spec;
+}
+
+IndexSpec read_index(const Fields& fields) {
+    const Node& expr = *fields.find("expr");
+    const std::string path = fields.path("expr");
+    if (expr.kind != Node::Kind::String)
+        fail(path + ": expected an index expression as a string, such as \"[1:, ..., ::-1]\", got " + show(expr));
+    try {
+        return IndexSpec{parse_index_expr(expr.text)};
+    } catch (const ExprError& error) {
+        // Keep the type, so that the caret can still be shown under the expression.
+        throw ExprError(path + ": " + error.what(), error.expression(), error.column());
+    }
+}
+
+std::string lower(std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
+OpSpec read_op(const Node& node, const std::string& path) {
+    if (node.kind != Node::Kind::Object)
+        fail(path + ": expected an op object such as {\"op\": \"slice\", \"starts\": [1], \"ends\": [3]}, got " +
+             show(node));
+    Fields fields(node, path);
+    const Node* name = fields.find("op");
+    if (!name) fail(path + ": missing field \"op\", the op's name: " + std::string(kKnownOps));
+    if (name->kind != Node::Kind::String)
+        fail(fields.path("op") + ": expected the op's name as a string, got " + show(*name));
+    const std::string wanted = lower(name->text);
+    const OpInfo* info = nullptr;
+    for (const auto& candidate : op_table())
+        if (std::find(candidate.aliases.begin(), candidate.aliases.end(), wanted) != candidate.aliases.end())
+            info = &candidate;
+    if (!info) fail(fields.path("op") + ": unknown op " + show(*name) + "; the ops are " + kKnownOps);
+
+    // Unknown and repeated fields first, in document order.
+    std::vector<std::string> seen;
+    for (const auto& [key, value] : node.members) {
+        if (key != "op" && std::find(info->fields.begin(), info->fields.end(), key) == info->fields.end())
+            fail(fields.path(key) + ": unknown field for " + info->name + "; the fields are " + info->fields_text);
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) fail(fields.path(key) + ": given twice");
+        seen.push_back(key);
+    }
+    for (const auto& required : info->required)
+        if (!fields.find(required))
+            fail(path + ": missing field \"" + required + "\", which " + info->name + " requires; the fields are " +
+                 info->fields_text);
+
+    OpSpec op;
+    op.path = path;
+    switch (info->kind) {
+        case OpKind::StridedSlice: op.spec = read_strided_slice(fields); break;
+        case OpKind::Slice: op.spec = read_slice(fields); break;
+        case OpKind::Slice1: op.spec = read_slice1(fields); break;
+        case OpKind::Gather: op.spec = read_gather(fields); break;
+        case OpKind::Index: op.spec = read_index(fields); break;
+    }
+    return op;
+}
+
+std::vector<OpSpec> read_ops(std::string_view json_text, std::string_view source) {
+    const Node root = parse_tree(json_text, source);
+    std::vector<OpSpec> ops;
+    if (root.kind == Node::Kind::Object) {
+        ops.push_back(read_op(root, "op"));
+    } else if (root.kind == Node::Kind::Array) {
+        // An empty list is no ops: the input unchanged, as a[()] in numpy.
+        for (std::size_t i = 0; i < root.size(); ++i) ops.push_back(read_op(element(root, i), index_path("ops", i)));
+    } else {
+        fail(std::string(source) + ": expected an op object or a list of them, such as {\"op\": \"slice\", "
+                                   "\"starts\": [1], \"ends\": [3]}, got " + show(root));
+    }
+    return ops;
+}
+
+}  // namespace
+
+std::vector<OpSpec> parse_ops_json(std::string_view json_text) { return read_ops(json_text, "--op"); }
+
+std::vector<OpSpec> parse_op_argument(std::string_view argument) {
+    if (argument.empty() || argument.front() != '@') return parse_ops_json(argument);
+    const std::string file(argument.substr(1));
+    const std::string source = "--op @" + file;
+    if (file.empty()) throw Error(ErrorKind::Usage, "--op @: give a file name after '@', e.g. --op @spec.json");
+    std::string text;
+    errno = 0;
+    std::FILE* stream = std::fopen(file.c_str(), "rb");
+    int code = errno;
+    if (stream) {
+        char buffer[1 << 16];
+        std::size_t got = 0;
+        while ((got = std::fread(buffer, 1, sizeof buffer, stream)) > 0) text.append(buffer, got);
+        code = std::ferror(stream) ? errno : 0;
+        std::fclose(stream);
+    }
+    if (!stream || code != 0)
+        throw Error(ErrorKind::Input, source + ": cannot read '" + file + "': " +
+                                          (code ? std::strerror(code) : "read error"));
+    return read_ops(text, source);
+}
+
+}  // namespace tslice

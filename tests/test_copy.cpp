@@ -1,12 +1,15 @@
 // The copy: layout normalisation, and every row kernel against a plain element-by-element
-// reference over random plans, item sizes and element ranges.
+// reference over random plans, item sizes and element ranges; table views (gathers, and
+// slices of gathers) the same way.
 #include <doctest/doctest.h>
 
 #include <cstring>
 #include <random>
 
 #include "tslice/copy.hpp"
+#include "tslice/error.hpp"
 #include "tslice/expr.hpp"
+#include "tslice/gather.hpp"
 #include "tslice/plan.hpp"
 
 using namespace tslice;
@@ -15,7 +18,8 @@ namespace {
 
 using Shape = std::vector<std::int64_t>;
 
-// The reference: walk the view's multi-index in C order and copy each element alone.
+// The reference: walk the view's multi-index in C order and copy each element alone, with
+// the view's definition of a table view spelled out.
 std::vector<std::byte> reference_copy(const std::byte* src, const View& view) {
     std::vector<std::byte> out(static_cast<std::size_t>(view.element_count()) * view.itemsize);
     if (out.empty()) return out;
@@ -23,7 +27,19 @@ std::vector<std::byte> reference_copy(const std::byte* src, const View& view) {
     for (std::size_t element = 0; element < static_cast<std::size_t>(view.element_count()); ++element) {
         std::int64_t offset = view.byte_offset;
         for (std::size_t axis = 0; axis < view.rank(); ++axis) offset += index[axis] * view.byte_strides[axis];
-        std::memcpy(out.data() + element * view.itemsize, src + offset, view.itemsize);
+        bool zero = false;
+        if (view.has_table()) {
+            std::int64_t position = view.table_offset;
+            for (std::size_t axis = 0; axis < view.rank(); ++axis) position += index[axis] * view.table_strides[axis];
+            const std::int64_t entry = view.table->at(static_cast<std::size_t>(position));
+            zero = entry == View::kZeroElement;
+            offset += zero ? 0 : entry;
+        }
+        if (zero) {
+            std::memset(out.data() + element * view.itemsize, 0, view.itemsize);
+        } else {
+            std::memcpy(out.data() + element * view.itemsize, src + offset, view.itemsize);
+        }
         for (std::size_t axis = view.rank(); axis-- > 0;) {
             if (++index[axis] < view.shape[axis]) break;
             index[axis] = 0;
@@ -125,4 +141,156 @@ TEST_CASE("copy: every kernel equals the element-by-element reference") {
         ++checked;
     }
     CHECK(checked == 3000);
+}
+
+namespace {
+
+// Checks copy_view on `view` against the reference, whole and split at a random element.
+void check_copy(std::mt19937_64& rng, const std::vector<std::byte>& data, const View& view) {
+    const auto expected = reference_copy(data.data(), view);
+    std::vector<std::byte> whole(expected.size());
+    copy_view(data.data(), view, whole.data(), 0, view.element_count());
+    CHECK(whole == expected);
+    const std::int64_t count = view.element_count();
+    if (count > 1) {
+        const std::int64_t cut = std::uniform_int_distribution<std::int64_t>(1, count - 1)(rng);
+        const std::int64_t cut2 = std::uniform_int_distribution<std::int64_t>(cut, count)(rng);
+        std::vector<std::byte> parts(expected.size(), std::byte{0x5A});
+        const auto itemsize = static_cast<std::int64_t>(view.itemsize);
+        copy_view(data.data(), view, parts.data(), 0, cut);
+        copy_view(data.data(), view, parts.data() + cut * itemsize, cut, cut2 - cut);
+        copy_view(data.data(), view, parts.data() + cut2 * itemsize, cut2, count - cut2);
+        CHECK(parts == expected);
+    }
+}
+
+std::string random_basic(std::mt19937_64& rng, const Shape& shape) {
+    std::string text = "[";
+    for (std::size_t axis = 0; axis < shape.size(); ++axis) {
+        const int kind = std::uniform_int_distribution<int>(0, 5)(rng);
+        if (kind == 0 && shape[axis] > 0) {
+            text += std::to_string(std::uniform_int_distribution<std::int64_t>(-shape[axis], shape[axis] - 1)(rng));
+        } else {
+            text += random_slice(rng, shape[axis]);
+        }
+        text += ",";
+        if (kind == 5) text += "None,";
+    }
+    return shape.empty() ? "[...]" : text + "]";
+}
+
+}  // namespace
+
+TEST_CASE("copy: normalise merges table views only where the table strides agree too") {
+    GatherSpec spec;
+    spec.indices = IntArray{{3}, {2, 0, 1}};
+    spec.axis = 0;
+    View view = apply_gather(plan_gather(spec, {4, 3, 4}, "op"), View::contiguous({4, 3, 4}, 2));
+    View layout = normalise(view);
+    CHECK(layout.shape == Shape{3, 12});  // one memcpy of 12 elements per index
+    CHECK(layout.byte_strides == Shape{0, 2});
+    CHECK(layout.table_strides == Shape{1, 0});
+    CHECK(*layout.table == std::vector<std::int64_t>{48, 0, 24});
+    // element_offset agrees: element [2, 1, 3] is input element [1, 1, 3] (index 1).
+    CHECK(view.element_offset({2, 1, 3}) == 2 * (1 * 12 + 1 * 4 + 3));
+
+    spec.axis = 2;  // along the last axis: the table is walked innermost
+    view = apply_gather(plan_gather(spec, {4, 3, 4}, "op"), View::contiguous({4, 3, 4}, 2));
+    layout = normalise(view);
+    CHECK(layout.shape == Shape{12, 3});
+    CHECK(layout.byte_strides == Shape{8, 0});
+    CHECK(layout.table_strides == Shape{0, 1});
+
+    spec.indices = IntArray{{1}, {7}};  // out of range: zeros
+    spec.axis = 0;
+    view = apply_gather(plan_gather(spec, {4, 3}, "op"), View::contiguous({4, 3}, 2));
+    const auto data = numbered_bytes(24);
+    std::vector<std::byte> out(6, std::byte{1});
+    copy_view(data.data(), view, out.data(), 0, 3);
+    CHECK(out == std::vector<std::byte>(6, std::byte{0}));
+    CHECK(view.element_offset({0, 2}) == View::kZeroElement);
+    CHECK(View::contiguous({4, 3}, 2).element_offset({1, 2}) == 10);
+}
+
+TEST_CASE("copy: table views equal the element-by-element reference") {
+    std::mt19937_64 rng(20261122);
+    const std::size_t itemsizes[] = {1, 2, 3, 4, 8, 12, 16};
+    int gathers = 0, advanced = 0;
+    for (int round = 0; round < 3000; ++round) {
+        const std::size_t itemsize = itemsizes[round % std::size(itemsizes)];
+        const std::size_t rank = std::uniform_int_distribution<std::size_t>(round % 2 ? 1 : 0, 4)(rng);
+        Shape shape;
+        for (std::size_t axis = 0; axis < rank; ++axis)
+            shape.push_back(std::uniform_int_distribution<std::int64_t>(round % 13 == 0 ? 0 : 1, 6)(rng));
+        const View contiguous = View::contiguous(shape, itemsize, round % 5 == 0);
+        const auto data = numbered_bytes(static_cast<std::size_t>(contiguous.element_count()) * itemsize);
+        // An affine view first (slices, integers, new axes), then a gather or an advanced index.
+        const std::string before = random_basic(rng, shape);
+        CAPTURE(before);
+        const View input = apply_plan(plan_index(parse_index_expr(before), shape), contiguous);
+        if (input.rank() == 0) continue;
+        const Shape in_shape = input.shape;
+        View gathered;
+        std::string what;
+        if (round % 3 != 0) {
+            // Gather-8 with random axis, batch_dims and indices (some out of range).
+            const auto in_rank = static_cast<std::int64_t>(in_shape.size());
+            const std::int64_t axis = std::uniform_int_distribution<std::int64_t>(0, in_rank - 1)(rng);
+            const std::int64_t batch_dims = std::uniform_int_distribution<std::int64_t>(0, axis)(rng);
+            Shape indices_shape(in_shape.begin(), in_shape.begin() + batch_dims);
+            const std::size_t extra = std::uniform_int_distribution<std::size_t>(0, 2)(rng);
+            for (std::size_t k = 0; k < extra; ++k) indices_shape.push_back(std::uniform_int_distribution<std::int64_t>(0, 3)(rng));
+            std::int64_t count = 1;
+            for (auto dim : indices_shape) count *= dim;
+            const std::int64_t dim = in_shape[static_cast<std::size_t>(axis)];
+            std::vector<std::int64_t> values;
+            for (std::int64_t i = 0; i < count; ++i)
+                values.push_back(std::uniform_int_distribution<std::int64_t>(-dim - 2, dim + 1)(rng));
+            GatherSpec spec;
+            spec.indices = IntArray{indices_shape, values};
+            spec.axis = round % 4 == 0 ? axis - in_rank : axis;
+            spec.batch_dims = batch_dims;
+            what = "gather axis " + std::to_string(axis) + " batch_dims " + std::to_string(batch_dims) +
+                   " indices shape " + format_shape(indices_shape);
+            gathered = apply_gather(plan_gather(spec, in_shape, "op"), input);
+            ++gathers;
+        } else {
+            // numpy advanced indexing: lists (in range) on some axes, slices elsewhere.
+            std::string text = "[";
+            for (std::size_t axis = 0; axis < in_shape.size(); ++axis) {
+                const std::int64_t dim = in_shape[axis];
+                const int kind = std::uniform_int_distribution<int>(0, 3)(rng);
+                if (kind <= 1 && dim > 0) {
+                    const bool column = kind == 1;
+                    const std::int64_t n = std::uniform_int_distribution<std::int64_t>(1, 3)(rng);
+                    std::string list = "[";
+                    for (std::int64_t i = 0; i < n; ++i) {
+                        const std::string value = std::to_string(std::uniform_int_distribution<std::int64_t>(-dim, dim - 1)(rng));
+                        list += (i ? ", " : "") + (column ? "[" + value + "]" : value);
+                    }
+                    text += list + "],";
+                } else {
+                    text += random_slice(rng, dim) + ",";
+                }
+            }
+            text += "]";
+            what = text;
+            CAPTURE(what);
+            const IndexExpr expr = parse_index_expr(text);
+            try {
+                gathered = apply_gather(plan_advanced_index(expr, in_shape), input);
+            } catch (const ExprError&) {
+                continue;  // lists that do not broadcast together
+            }
+            ++advanced;
+        }
+        CAPTURE(what);
+        check_copy(rng, data, gathered);
+        // A slice of the gather is still one view.
+        const std::string after = random_basic(rng, gathered.shape);
+        CAPTURE(after);
+        check_copy(rng, data, apply_plan(plan_index(parse_index_expr(after), gathered.shape), gathered));
+    }
+    CHECK(gathers > 1500);
+    CHECK(advanced > 500);
 }

@@ -362,6 +362,14 @@ TEST_CASE("ops json: absurd sizes and nesting are refused") {
     for (int i = 0; i < 1'000'001; ++i) many += i ? ",0" : "0";
     many += R"(], "ends": []})";
     CHECK(error_of(many) == "op.starts: 1000001 entries is too many (at most 1000000)");
+
+    // Two million values besides plain integer lists; a list of integers that turns into
+    // one of mixed values counts its integers as such.
+    std::string mixed = R"({"op": "gather", "indices": [)";
+    for (int i = 0; i < 2'000'000; ++i) mixed += "0,";
+    mixed += R"("x"]})";
+    CHECK(error_of(mixed) ==
+          "--op: the op spec is too large (more than 2000000 values); give large indices as an .npy file");
 }
 
 TEST_CASE("ops json: @FILE reads the spec from a file") {

@@ -24,11 +24,13 @@
 namespace tslice {
 namespace {
 
-// Guards against absurd specs: the tree is in memory, and nothing tslice slices has more
-// axes than this many entries.
+// Guards against absurd specs, so that a hostile one fails with a message instead of
+// exhausting memory or the stack. No real spec comes near them.
 constexpr std::size_t kMaxDepth = 64;               // nested lists/objects
 constexpr std::size_t kMaxEntries = 1'000'000;      // per begin/end/starts/... list
-constexpr std::size_t kMaxValues = 100'000'000;     // in the whole spec (inline indices)
+constexpr std::size_t kMaxValues = 100'000'000;     // integers in lists of integers (inline indices)
+constexpr std::size_t kMaxNodes = 2'000'000;        // every other value: a node of ~120 bytes each
+constexpr std::size_t kMaxOps = 100'000;
 
 [[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Usage, message); }
 
@@ -116,21 +118,23 @@ public:
 private:
     std::vector<Node*> stack_;
     std::string key_;
-    std::size_t values_ = 0;
-    bool has_root_ = false;
+    std::size_t values_ = 0;  // integers stored packed
+    std::size_t nodes_ = 0;   // everything else
 
     bool add_integer(std::int64_t value) {
         if (!stack_.empty() && stack_.back()->is_packed()) {
-            if (!count()) return false;
+            if (!count(true)) return false;
             stack_.back()->ints.push_back(value);
             return true;
         }
         return add(integer_node(value));
     }
 
-    bool count() {
-        if (++values_ > kMaxValues) {
-            error = "the op spec has more than " + std::to_string(kMaxValues) + " values; give large indices as an .npy file";
+    bool count(bool packed = false) {
+        if (packed ? ++values_ > kMaxValues : ++nodes_ > kMaxNodes) {
+            error = "the op spec is too large (more than " +
+                    (packed ? std::to_string(kMaxValues) + " integers in lists" : std::to_string(kMaxNodes) + " values") +
+                    "); give large indices as an .npy file";
             return false;
         }
         return true;
@@ -140,7 +144,6 @@ private:
     Node* place(Node&& node) {
         if (stack_.empty()) {
             root = std::move(node);
-            has_root_ = true;
             return &root;
         }
         Node& parent = *stack_.back();
@@ -164,13 +167,21 @@ private:
     }
 
     bool add(Node&& node) {
-        if (!count()) return false;
+        if (!count() || !unpack_fits()) return false;
         place(std::move(node));
         return true;
     }
 
+    // A packed list that receives something other than an integer turns its integers into
+    // nodes: count them as such.
+    bool unpack_fits() {
+        if (stack_.empty() || !stack_.back()->is_packed()) return true;
+        nodes_ += stack_.back()->ints.size();
+        return count();
+    }
+
     bool open(Node::Kind kind) {
-        if (!count()) return false;
+        if (!count() || !unpack_fits()) return false;
         if (stack_.size() >= kMaxDepth) {
             error = "the op spec is nested deeper than " + std::to_string(kMaxDepth) + " levels";
             return false;
@@ -685,6 +696,9 @@ std::vector<OpSpec> read_ops(std::string_view json_text, std::string_view source
         ops.push_back(read_op(root, "op"));
     } else if (root.kind == Node::Kind::Array) {
         // An empty list is no ops: the input unchanged, as a[()] in numpy.
+        if (root.size() > kMaxOps)
+            fail(std::string(source) + ": " + std::to_string(root.size()) + " ops is too many (at most " +
+                 std::to_string(kMaxOps) + ")");
         for (std::size_t i = 0; i < root.size(); ++i) ops.push_back(read_op(element(root, i), index_path("ops", i)));
     } else {
         fail(std::string(source) + ": expected an op object or a list of them, such as {\"op\": \"slice\", "

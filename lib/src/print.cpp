@@ -1374,16 +1374,18 @@ std::vector<std::int64_t> shown_indices(std::int64_t length, bool summarise) {
     return indices;
 }
 
-// The shown elements' addresses in C order.
+// The shown elements' addresses in C order. A gathered element that stands for zeros
+// (View::kZeroElement) points at `zeros`, one element of zero bytes.
 Pointers shown_elements(const std::byte* data, const View& view,
-                        const std::vector<std::vector<std::int64_t>>& indices) {
+                        const std::vector<std::vector<std::int64_t>>& indices, const std::byte* zeros) {
     Pointers out;
     const std::size_t rank = view.rank();
     std::vector<std::size_t> position(rank, 0);
+    std::vector<std::int64_t> index(rank, 0);
     for (;;) {
-        std::int64_t offset = view.byte_offset;
-        for (std::size_t k = 0; k < rank; ++k) offset += indices[k][position[k]] * view.byte_strides[k];
-        out.push_back(data + offset);
+        for (std::size_t k = 0; k < rank; ++k) index[k] = indices[k][position[k]];
+        const std::int64_t offset = view.element_offset(index);
+        out.push_back(offset == View::kZeroElement ? zeros : data + offset);
         std::size_t k = rank;  // advance the last axis, carrying into earlier ones
         while (k > 0 && ++position[k - 1] == indices[k - 1].size()) position[--k] = 0;
         if (k == 0) return out;
@@ -1405,7 +1407,11 @@ bool over_threshold(const std::vector<std::int64_t>& shape) {
 }  // namespace
 
 std::string format_array(const std::byte* data, const View& view, const DType& dtype) {
-    if (view.rank() == 0) return scalar_text(data + view.byte_offset, dtype);
+    const std::vector<std::byte> zeros(view.itemsize);
+    if (view.rank() == 0) {
+        const std::int64_t offset = view.element_offset({});
+        return scalar_text(offset == View::kZeroElement ? zeros.data() : data + offset, dtype);
+    }
     if (std::find(view.shape.begin(), view.shape.end(), 0) != view.shape.end()) return "[]";
 
     const bool summarise = over_threshold(view.shape);
@@ -1415,7 +1421,7 @@ std::string format_array(const std::byte* data, const View& view, const DType& d
         indices.push_back(shown_indices(length, summarise));
         shown.push_back(static_cast<std::int64_t>(indices.back().size()));
     }
-    const Pointers elements = shown_elements(data, view, indices);
+    const Pointers elements = shown_elements(data, view, indices, zeros.data());
     const FormatterPtr format = make_formatter(dtype, elements, false);
     std::vector<std::string> words;
     words.reserve(elements.size());

@@ -1,6 +1,7 @@
 #include "tslice/steps.hpp"
 
 #include "tslice/copy.hpp"
+#include "tslice/error.hpp"
 
 namespace tslice {
 namespace {
@@ -22,7 +23,13 @@ Plan plan_op(const OpSpec& op, const std::vector<std::int64_t>& shape) {
         Plan operator()(const SliceSpec& spec) const { return plan_slice(spec, shape, path); }
         Plan operator()(const Slice1Spec& spec) const { return plan_slice1(spec, shape, path); }
         Plan operator()(const GatherSpec& spec) const { return plan_gather(spec, shape, path); }
-        Plan operator()(const IndexSpec& spec) const { return plan_expression(spec.expr, shape); }
+        Plan operator()(const IndexSpec& spec) const {
+            try {
+                return plan_expression(spec.expr, shape);
+            } catch (const ExprError& error) {
+                throw ExprError(path + ".expr: " + error.what(), error.expression(), error.column());
+            }
+        }
     };
     return std::visit(Planner{shape, op.path}, op.spec);
 }

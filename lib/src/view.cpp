@@ -8,6 +8,16 @@ std::int64_t View::element_count() const {
     return count;
 }
 
+std::int64_t View::element_offset(const std::vector<std::int64_t>& index) const {
+    std::int64_t offset = byte_offset;
+    for (std::size_t k = 0; k < shape.size(); ++k) offset += index[k] * byte_strides[k];
+    if (!table) return offset;
+    std::int64_t position = table_offset;
+    for (std::size_t k = 0; k < shape.size(); ++k) position += index[k] * table_strides[k];
+    const std::int64_t entry = (*table)[static_cast<std::size_t>(position)];
+    return entry == kZeroElement ? kZeroElement : offset + entry;
+}
+
 View View::contiguous(const std::vector<std::int64_t>& shape, std::size_t itemsize,
                       bool fortran_order) {
     View view;

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Differential test: tslice's basic indexing against numpy's.
+"""Differential test: tslice's indexing against numpy's, basic and advanced.
 
 Every case makes a random array (ranks 0-6, zero-size axes sometimes, many dtypes and
 both byte orders, C or Fortran order), a random numpy basic-indexing expression and the
@@ -9,12 +9,19 @@ oracle: tslice must succeed exactly when numpy does, write the same shape, dtype
 bytes as a C-order .npy, and on failure exit 2 with numpy's message and a caret under
 the offending item.
 
+On top of the --cases basic cases, --advanced-cases (default 2000) cases mix integer lists
+(nested ones too) with integers, slices, '...' and None: numpy's integer-array indexing,
+with where numpy puts the broadcast axes, and its errors (lists that do not broadcast
+together, out-of-bounds list values, ragged lists, values beyond 64 bits) checked the same
+way; a few hold invalid list syntax (floats, bools, None, slices inside a list).
+
     /usr/bin/python3 tests/differential/numpy_differential.py --tslice build/tslice --cases 3000
 
 Half of the cases use the fixed seed 12345 and half a fresh random seed; both are
-printed first.  `--seed N` uses N for every case; `--only K` runs case K alone (case K
-depends only on the seed and K, so `--seed S --only K` replays one case).  The last line
-is `N passed, M failed`; the exit status is 1 when anything failed.
+printed first.  `--seed N` uses N for every case; `--only K` runs basic case K alone and
+`--only-advanced K` advanced case K (a case depends only on the seed and K, so
+`--seed S --only K` replays one case).  The last line is `N passed, M failed`; the exit
+status is 1 when anything failed.
 """
 
 import argparse
@@ -33,8 +40,12 @@ import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 
 import numpy as np
+
+# numpy 1.24 only warns about out-of-bounds list values when the result is empty
+warnings.simplefilter("ignore", DeprecationWarning)
 
 FIXED_SEED = 12345
 INT64_MIN = -(2**63)
@@ -276,6 +287,17 @@ def gen_case(seed, index):
             items = []
             trailing = False
 
+    text, no_expr = assemble_text(r, items, junk, brackets, trailing)
+    threads, io_mode, shape_check, opts_last, array_seed = run_options(r, large)
+    return dict(large=large, seed=seed, index=index, shape=shape, dtype=dtype, fortran=fortran, mode=mode,
+                items=items, text=text, junk=junk, no_expr=no_expr, threads=threads,
+                io_mode=io_mode, shape_check=shape_check, opts_last=opts_last,
+                array_seed=array_seed, advanced=False)
+
+
+def assemble_text(r, items, junk, brackets, trailing):
+    """The expression text of `items` (setting each item's start column), and whether it is
+    empty (no EXPR argument)."""
     no_expr = not items and junk is None
     pieces = []
     pos = 0
@@ -307,7 +329,11 @@ def gen_case(seed, index):
     pieces.append(sp(r, 0.1))
     text = "".join(pieces)
     assert junk is not None or items or no_expr, "harness: empty expression"
+    return text, no_expr
 
+
+def run_options(r, large):
+    """Threads, standard input/output use, a --shape check, options after the arguments."""
     threads = r.choice([2, 3, 4, 8] if large else [None, None, None, 1, 2, 3, 8])
     io_mode = "file"
     y = r.random()
@@ -315,10 +341,292 @@ def gen_case(seed, index):
         io_mode = r.choice(["stdin", "stdout", "both"])
     shape_check = r.random() < 0.10
     opts_last = r.random() < 0.1
+    return threads, io_mode, shape_check, opts_last, r.getrandbits(64)
+
+
+# ------------------------------------------------------------- advanced (integer lists)
+#
+# Cases with integer lists mixed with the other items: numpy's integer-array indexing.
+# The lists that are meant to be valid broadcast together; the modes below break one rule
+# each. numpy is still the oracle; simulate_error_advanced is the harness's model of the
+# order in which numpy 1.24 checks (cross-checked against numpy on every case).
+
+ADV_JUNK_ITEMS = ["[1.5]", "[0, 1.]", "[True]", "[0, None]", "[0:1]", "[...]", "[0 1]", "[,]", "[x]", "[[0]:1]",
+                  "[0, [1]:]", "[0,,1]", "[1e3]", "[(0)]", "[0; 1]", "[np.newaxis]"]
+
+
+def list_shape(v):
+    shape = []
+    while isinstance(v, list):
+        shape.append(len(v))
+        if not v:
+            break
+        v = v[0]
+    return tuple(shape)
+
+
+def list_values(v):
+    """C-order values of a rectangular nested list."""
+    if isinstance(v, list):
+        return [x for e in v for x in list_values(e)]
+    return [v]
+
+
+def nest(values, shape):
+    if not shape:
+        return values[0]
+    if shape[0] == 0:
+        return []
+    step = len(values) // shape[0]
+    return [nest(values[k * step:(k + 1) * step], shape[1:]) for k in range(shape[0])]
+
+
+def list_literal(r, v):
+    """The text of a (possibly ragged) nested list, with random spacing and trailing commas."""
+    if not isinstance(v, list):
+        return str(v) if r.random() < 0.97 else ("+" + str(v) if v >= 0 else str(v))
+    inner = ""
+    for k, e in enumerate(v):
+        if k:
+            inner += sp(r, 0.15) + "," + sp(r, 0.4)
+        inner += list_literal(r, e)
+    if v and r.random() < 0.08:
+        inner += ","
+    return "[" + sp(r, 0.1) + inner + sp(r, 0.1) + "]"
+
+
+def make_list(r, value):
+    return Item("list", value, list_literal(r, value))
+
+
+def broadcast_ok(shapes):
+    try:
+        np.broadcast_shapes(*shapes)
+        return True
+    except ValueError:
+        return False
+
+
+def gen_advanced_case(seed, index):
+    """One case with at least one integer list (unless junk), from (seed, index) alone."""
+    r = random.Random(f"adv:{seed}:{index}")
+    large = r.random() < 0.01
+    dtype = r.choice(DTYPES)
+    shape = large_shape(r, dtype.itemsize) if large else random_shape(r)
+    while not large and len(shape) == 0 and r.random() < 0.9:
+        shape = random_shape(r)
+    fortran = len(shape) >= 2 and r.random() < 0.25
+    ndim = len(shape)
+
+    x = r.random()
+    if x < 0.70 or ndim == 0:
+        mode = "valid"
+    elif x < 0.77:
+        mode = "broadcast"
+    elif x < 0.84:
+        mode = "oob_list"
+    elif x < 0.87:
+        mode = "oob_int"
+    elif x < 0.895:
+        mode = "too_many"
+    elif x < 0.915:
+        mode = "two_ell"
+    elif x < 0.935:
+        mode = "step0"
+    elif x < 0.955:
+        mode = "ragged"
+    elif x < 0.97:
+        mode = "bigint_list"
+    else:
+        mode = "junk"
+    if ndim == 0:
+        mode = "too_many"  # a list on a 0-d array is always one index too many
+
+    use_ell = r.random() < 0.3 or mode == "two_ell"
+    if mode == "too_many":
+        n_cons = ndim + r.randint(1, 2)
+    elif r.random() < 0.5:
+        n_cons = ndim
+    else:
+        n_cons = r.randint(1, ndim)
+    n_before = r.randint(0, n_cons) if use_ell else n_cons
+    axes = list(range(n_before)) + list(range(ndim - (n_cons - n_before), ndim))
+    dims = [shape[a] if 0 <= a < ndim else 3 for a in axes]
+    if mode == "too_many":
+        dims = [r.randint(1, 4) for _ in range(n_cons)]
+
+    # the target broadcast shape of the index arrays
+    b_rank = r.choices([1, 2, 3], weights=[55, 35, 10])[0]
+    target = [0 if r.random() < 0.06 else r.randint(1, 3) for _ in range(b_rank)]
+    if large:
+        target = [r.randint(1, 3) for _ in range(b_rank)]
+
+    cons = []
+    for d in dims:
+        y = r.random()
+        # on a large array, lists go on the short axes and the long one is sliced
+        if d > 0 and y < (0.5 if not large or d < 50 else 0.0):
+            k = r.randint(1, b_rank)
+            lshape = [t if r.random() < 0.7 else 1 for t in target[-k:]]
+            count = int(np.prod(lshape, dtype=np.int64))
+            cons.append(make_list(r, nest([r.randint(-d, d - 1) for _ in range(count)], lshape)))
+        elif d > 0 and y < 0.65:
+            cons.append(make_int(r, r.randint(-d, d - 1)))
+        else:
+            cons.append(make_slice(r, d, large=large))
+    lists = [k for k, it in enumerate(cons) if it.kind == "list"]
+    if not lists:
+        k = r.randrange(len(cons))
+        d = dims[k]
+        cons[k] = make_list(r, [r.randint(-d, d - 1) for _ in range(r.randint(1, 3))] if d > 0 else [])
+        lists = [k]
+
+    if mode == "broadcast":
+        for _ in range(10):
+            k = r.choice(lists)
+            d = dims[k]
+            lshape = [r.randint(2, 4) for _ in range(r.randint(1, 3))]
+            count = int(np.prod(lshape, dtype=np.int64))
+            cons[k] = make_list(r, nest([r.randint(-d, d - 1) if d else 0 for _ in range(count)], lshape))
+            shapes = [list_shape(cons[j].value) for j in lists]
+            if not broadcast_ok(shapes):
+                break
+    elif mode == "oob_list":
+        k = r.choice(lists)
+        d = dims[k]
+        vals = list_values(cons[k].value)
+        if vals:
+            vals[r.randrange(len(vals))] = r.choice([d + r.randint(0, 3), -d - 1 - r.randint(0, 3), INT64_MAX,
+                                                     INT64_MIN, 2**62])
+            cons[k] = make_list(r, nest(vals, list_shape(cons[k].value)))
+        else:
+            cons[k] = make_list(r, [d + r.randint(0, 3)])
+    elif mode == "oob_int":
+        k = r.randrange(len(cons))
+        d = dims[k]
+        cons[k] = make_int(r, r.choice([d + r.randint(0, 3), -d - 1 - r.randint(0, 3), 2**62, INT64_MIN, INT64_MAX]))
+    elif mode == "step0":
+        k = r.randrange(len(cons))
+        cons[k] = make_slice(r, dims[k], step=0)
+    elif mode == "ragged":
+        k = r.choice(lists)
+        d = max(dims[k], 1)
+        v = lambda: r.randint(-d, d - 1)  # noqa: E731
+        cons[k] = make_list(r, r.choice([
+            [[v(), v()], [v()]], [[v()], v()], [v(), [v()]], [[], [v()]], [[[v()], [v()]], [[v()], [v(), v()]]],
+            [[v(), [v()]], [v(), v()]], [[[v()]], [v()]], [[v(), v()], [[v()]]]]))
+    elif mode == "bigint_list":
+        k = r.choice(lists)
+        vals = list_values(cons[k].value) or [0]
+        vals[r.randrange(len(vals))] = r.choice([2**64, 2**64 + 5, -(2**63) - 1, 10**25, -(10**30)])
+        cons[k] = make_list(r, nest(vals, list_shape(cons[k].value) or (1,)))
+
+    items = cons[:n_before] + ([make_ellipsis()] if use_ell else []) + cons[n_before:]
+    if mode == "two_ell":
+        items.insert(r.randint(0, len(items)), make_ellipsis())
+    for _ in range(r.choices([0, 1, 2], weights=[65, 25, 10])[0]):
+        items.insert(r.randint(0, len(items)), make_newaxis(r))
+
+    junk = None
+    brackets = r.random() < 0.6
+    trailing = r.random() < 0.15
+    if mode == "junk":
+        junk = "item"
+        items.insert(r.randint(0, len(items)), Item("junk", None, r.choice(ADV_JUNK_ITEMS)))
+    # without brackets, a lone list would be read as the outer brackets: "[0, 2]" is a[0, 2]
+    if not brackets and len(items) == 1 and not trailing:
+        brackets = True
+    text, no_expr = assemble_text(r, items, junk, brackets, trailing)
+    threads, io_mode, shape_check, opts_last, array_seed = run_options(r, large)
     return dict(large=large, seed=seed, index=index, shape=shape, dtype=dtype, fortran=fortran, mode=mode,
                 items=items, text=text, junk=junk, no_expr=no_expr, threads=threads,
                 io_mode=io_mode, shape_check=shape_check, opts_last=opts_last,
-                array_seed=r.getrandbits(64))
+                array_seed=array_seed, advanced=True)
+
+
+def compact_shape(shape):
+    return "(" + ",".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def simulate_error_advanced(case):
+    """The harness's model of numpy's checks for an index with lists (None if it succeeds):
+
+    1. walk: a second ellipsis, an integer beyond 64 bits, a list that is ragged or holds a
+       value beyond int64 (an object array) fail in item order;
+    2. too many indices (every integer, slice and list takes an axis);
+    3. integers (bounds) and slices (zero step), left to right;
+    4. the index arrays broadcast (integers are 0-d arrays, not named in the message);
+    5. list values against their axes, list by list, C order, unless the result is empty.
+    """
+    items = case["items"]
+    shape = case["shape"]
+    ndim = len(shape)
+    seen_ell = False
+    for it in items:
+        if it.kind == "ell":
+            if seen_ell:
+                return "an index can only have a single ellipsis ('...')", [it]
+            seen_ell = True
+        elif it.kind == "int" and not (INT64_MIN <= it.value <= INT64_MAX):
+            return NUMPY_TOO_BIG_INT, [it]
+        elif it.kind == "list":
+            try:
+                np.array(it.value, dtype=object)  # raggedness is numpy's own words: ask it
+                np.array(it.value)
+            except ValueError as e:
+                return str(e), [it]
+            if any(not (INT64_MIN <= v <= INT64_MAX) for v in list_values(it.value)):
+                return ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+                        "boolean arrays are valid indices"), [it]
+    cons = [it for it in items if it.kind in ("int", "slice", "list")]
+    if len(cons) > ndim:
+        return (f"too many indices for array: array is {ndim}-dimensional, but {len(cons)} were indexed",
+                cons[ndim:])
+    n_before = 0
+    for it in items:
+        if it.kind == "ell":
+            break
+        if it.kind in ("int", "slice", "list"):
+            n_before += 1
+    axis_of = {}
+    for k, it in enumerate(cons):
+        axis_of[id(it)] = k if k < n_before or not seen_ell else ndim - (len(cons) - k)
+    for it in items:
+        if it.kind == "int":
+            ax = axis_of[id(it)]
+            d = shape[ax]
+            if not (-d <= it.value < d):
+                return f"index {it.value} is out of bounds for axis {ax} with size {d}", [it]
+        elif it.kind == "slice" and it.value.step == 0:
+            return "slice step cannot be zero", [it]
+    arrays = [it for it in items if it.kind in ("int", "list")]
+    shapes = []
+    b_shape = ()
+    for it in arrays:
+        sh = list_shape(it.value) if it.kind == "list" else ()
+        shapes.append(sh)
+        if not broadcast_ok([b_shape, sh]):
+            named = " ".join(compact_shape(x) for x in [list_shape(a.value) for a in arrays if a.kind == "list"])
+            return f"shape mismatch: indexing arrays could not be broadcast together with shapes {named} ", [it]
+        b_shape = np.broadcast_shapes(b_shape, sh)
+    # the result's size: the broadcast shape and the basic axes
+    size = int(np.prod(b_shape, dtype=np.int64))
+    for it in items:
+        if it.kind == "slice":
+            size *= len(range(*it.value.indices(shape[axis_of[id(it)]])))
+    named_axes = {axis_of[id(it)] for it in cons}
+    for a in range(ndim):
+        if a not in named_axes:  # taken whole, by '...' or implicitly
+            size *= shape[a]
+    if size:
+        for it in items:
+            if it.kind == "list":
+                ax = axis_of[id(it)]
+                d = shape[ax]
+                for v in list_values(it.value):
+                    if not (-d <= v < d):
+                        return f"index {v} is out of bounds for axis {ax} with size {d}", [it]
+    return None, None
 
 
 # ------------------------------------------------------------------------------ oracle
@@ -503,7 +811,9 @@ class Failure(Exception):
 
 def fmt_case(case):
     a = case["arr"]
-    return (f"seed {case['seed']} case {case['index']} (replay: --seed {case['seed']} --only {case['index']})\n"
+    only = "--only-advanced" if case["advanced"] else "--only"
+    return (f"seed {case['seed']} {'advanced ' if case['advanced'] else ''}case {case['index']} "
+            f"(replay: --seed {case['seed']} {only} {case['index']})\n"
             f"    array: shape {a.shape}, dtype {a.dtype.str} {a.dtype.descr if a.dtype.names else ''}, "
             f"{'Fortran' if case['fortran'] else 'C'} order\n"
             f"    expression: {case['text']!r}{' (no EXPR argument)' if case['no_expr'] else ''}\n"
@@ -533,7 +843,7 @@ def run_case(args, case, workdir):
 
         ok, expected, etype, emsg = numpy_result(case)
         case["numpy_ok"] = ok
-        sim_msg, culprits = simulate_error(case)
+        sim_msg, culprits = (simulate_error_advanced if case["advanced"] else simulate_error)(case)
         junk = case["junk"] is not None
         if not junk:
             # the harness's model of numpy must agree with numpy
@@ -550,7 +860,7 @@ def run_case(args, case, workdir):
         expect_ok = ok and not junk
         # numpy's words for IndexError and ValueError; OverflowError ("Python int too large to
         # convert to C long", for an integer index of 2**63 and up) is Python's, not numpy's
-        want_msg = emsg if not junk and etype in ("IndexError", "ValueError") else None
+        want_msg = emsg.rstrip() if not junk and etype in ("IndexError", "ValueError") else None
 
         io_mode = case["io_mode"]
         stdin = None
@@ -675,9 +985,12 @@ def run_case(args, case, workdir):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tslice", required=True, help="path of the tslice executable")
-    ap.add_argument("--cases", type=int, default=3000, help="number of random cases (default 3000)")
+    ap.add_argument("--cases", type=int, default=3000, help="number of random basic cases (default 3000)")
+    ap.add_argument("--advanced-cases", type=int, default=2000,
+                    help="number of random cases with integer lists, on top of --cases (default 2000)")
     ap.add_argument("--seed", type=int, help="use this seed for every case")
-    ap.add_argument("--only", type=int, help="run only this case number")
+    ap.add_argument("--only", type=int, help="run only this basic case number")
+    ap.add_argument("--only-advanced", type=int, help="run only this advanced case number")
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--keep", help="copy the inputs of failing cases into this directory")
     ap.add_argument("--show", type=int, default=5, help="failures shown in full per kind (default 5)")
@@ -691,15 +1004,22 @@ def main():
         os.makedirs(args.keep, exist_ok=True)
 
     fresh = random.SystemRandom().randrange(1, 2**31)
+    def seeded(count, advanced):
+        if args.seed is not None:
+            return [(args.seed, i, advanced) for i in range(count)]
+        half = count // 2
+        return ([(FIXED_SEED, i, advanced) for i in range(half)] +
+                [(fresh, i, advanced) for i in range(half, count)])
+
     if args.seed is not None:
         print(f"seeds: {args.seed} for every case")
-        plan = [(args.seed, i) for i in range(args.cases)]
     else:
         print(f"seeds: fixed {FIXED_SEED}, fresh {fresh}")
-        half = args.cases // 2
-        plan = [(FIXED_SEED, i) for i in range(half)] + [(fresh, i) for i in range(half, args.cases)]
-    if args.only is not None:
-        plan = [(s, i) for (s, i) in plan if i == args.only] or [(args.seed or FIXED_SEED, args.only)]
+    plan = seeded(args.cases, False) + seeded(args.advanced_cases, True)
+    if args.only is not None or args.only_advanced is not None:
+        advanced, k = (False, args.only) if args.only is not None else (True, args.only_advanced)
+        plan = ([(s, i, a) for (s, i, a) in plan if i == k and a == advanced]
+                or [(args.seed or FIXED_SEED, k, advanced)])
     sys.stdout.flush()
 
     stats = collections.Counter()
@@ -709,18 +1029,21 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="tslice-diff-") as workdir:
         def one(si):
-            seed, i = si
-            case = gen_case(seed, i)
+            seed, i, advanced = si
+            case = (gen_advanced_case if advanced else gen_case)(seed, i)
             try:
                 fl = run_case(args, case, workdir)
             except subprocess.TimeoutExpired as e:
                 fl = [("timeout", f"{fmt_case(case)}\n    {e}")]
             except Exception as e:  # noqa: BLE001
-                fl = [("harness exception", f"{fmt_case(case) if 'arr' in case else (seed, i)}\n    {e!r}")]
+                fl = [("harness exception", f"{fmt_case(case) if 'arr' in case else (seed, i, advanced)}\n    {e!r}")]
             with lock:
-                stats["junk" if case["junk"] is not None else
-                      ("numpy ok" if case.get("numpy_ok") else "numpy error")] += 1
+                stats[("advanced " if case["advanced"] else "") +
+                      ("junk" if case["junk"] is not None else
+                       ("numpy ok" if case.get("numpy_ok") else "numpy error"))] += 1
                 stats["io:" + case["io_mode"]] += 1
+                if case["advanced"] and case["mode"] != "valid":
+                    stats["advanced mode " + case["mode"]] += 1
                 stats["shape_check"] += case["shape_check"]
                 stats["large"] += case["large"]
             return fl

@@ -39,6 +39,11 @@ struct View {
     std::int64_t element_count() const;  // 1 for a 0-d view, 0 if any axis is empty
     bool has_table() const { return table != nullptr; }
 
+    // The byte offset of the element at `index` (one entry per axis), or kZeroElement for an
+    // element of a table view that reads as zeros. For code that reads single elements
+    // (printing); copies go through copy_view.
+    std::int64_t element_offset(const std::vector<std::int64_t>& index) const;
+
     // The view of a C-order (or Fortran-order) array of this shape at offset 0.
     static View contiguous(const std::vector<std::int64_t>& shape, std::size_t itemsize,
                            bool fortran_order = false);

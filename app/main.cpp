@@ -4,7 +4,10 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -19,6 +22,7 @@
 #include "tslice/expr.hpp"
 #include "tslice/npy.hpp"
 #include "tslice/ops.hpp"
+#include "tslice/parallel.hpp"
 #include "tslice/print.hpp"
 #include "tslice/steps.hpp"
 
@@ -31,6 +35,7 @@ struct Options {
     std::optional<std::string> op;
     bool shape_only = false;
     bool explain = false;
+    bool quiet = false;
     bool json = false;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
 };
@@ -53,32 +58,90 @@ void setup_options(CLI::App& app, Options& options) {
         ->needs(shape);
     app.add_flag("--explain", options.explain,
                  "dry run: print the resolved plan, and for EXPR the equivalent strided_slice and ONNX slice specs");
+    app.add_flag("-q,--quiet", options.quiet, "no progress line on stderr for long copies");
     app.add_option("-t,--threads", options.threads, "worker threads for large copies (default: the cores)")
         ->check(CLI::Range(1u, 1024u))
         ->type_name("N");
 }
 
-// The element range [first, first + count) of the result, split over threads when it is
-// large enough for threads to pay off.
-void copy_chunk(const std::byte* src, const tslice::View& view, std::byte* dst, std::int64_t first,
-                std::int64_t count, unsigned threads) {
-    constexpr std::int64_t kMinBytesPerThread = 1 << 20;
-    const std::int64_t bytes = count * static_cast<std::int64_t>(view.itemsize);
-    const std::int64_t workers = std::min<std::int64_t>(threads, std::max<std::int64_t>(1, bytes / kMinBytesPerThread));
-    if (workers <= 1) {
-        tslice::copy_view(src, view, dst, first, count);
-        return;
+// A progress line on a terminal's stderr, for copies that take more than about a second.
+class Progress {
+public:
+    Progress(bool enabled, std::int64_t total_bytes)
+        : enabled_(enabled && total_bytes > 0 && ::isatty(STDERR_FILENO)), total_(total_bytes),
+          start_(Clock::now()), last_(start_) {}
+    Progress(const Progress&) = delete;
+    Progress& operator=(const Progress&) = delete;
+    ~Progress() {
+        if (shown_) std::fprintf(stderr, "\r%*s\r", 60, "");  // leave the terminal as it was
     }
-    std::vector<std::thread> pool;
-    const std::int64_t share = count / workers;
-    for (std::int64_t w = 0; w < workers; ++w) {
-        const std::int64_t begin = w * share;
-        const std::int64_t part = w + 1 == workers ? count - begin : share;
-        pool.emplace_back([=, &view] {
-            tslice::copy_view(src, view, dst + begin * static_cast<std::int64_t>(view.itemsize), first + begin, part);
-        });
+
+    void update(std::int64_t done_bytes) {
+        if (!enabled_) return;
+        const auto now = Clock::now();
+        if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(200)) return;
+        last_ = now;
+        shown_ = true;
+        std::fprintf(stderr, "\rtslice: %3d%% (%s of %s)", static_cast<int>(100 * done_bytes / total_),
+                     human(done_bytes).c_str(), human(total_).c_str());
+        std::fflush(stderr);
     }
-    for (auto& thread : pool) thread.join();
+
+private:
+    using Clock = std::chrono::steady_clock;
+    static std::string human(std::int64_t bytes) {
+        const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+        double value = static_cast<double>(bytes);
+        int unit = 0;
+        while (value >= 1024 && unit < 4) value /= 1024, ++unit;
+        char text[32];
+        std::snprintf(text, sizeof text, unit ? "%.1f %s" : "%.0f %s", value, units[unit]);
+        return text;
+    }
+
+    bool enabled_;
+    std::int64_t total_;
+    Clock::time_point start_, last_;
+    bool shown_ = false;
+};
+
+// Writes the result chunk by chunk: a contiguous run of the input straight from its mapping,
+// anything else copied (over the worker threads) into the writer's buffer. Input pages the
+// remaining chunks cannot read are released as the copy moves on.
+void write_result(const Options& options, const tslice::NpyArray& array, const tslice::Result& result) {
+    const tslice::View& view = result.view;
+    const auto itemsize = static_cast<std::int64_t>(view.itemsize);
+    const bool reads_mapping = result.data == array.data() && !view.has_table();
+    const bool contiguous = view.is_c_contiguous();
+    tslice::WorkerPool pool(options.threads);
+    Progress progress(!options.quiet, view.element_count() * itemsize);
+    tslice::View::Span unread = view.span_from(0);
+    // Releases what elements [element, end) cannot read.
+    const auto release_before = [&](std::int64_t element) {
+        if (!reads_mapping) return;
+        const tslice::View::Span still = view.span_from(element);
+        array.release(unread.begin, still.begin);
+        array.release(still.end, unread.end);
+        unread = still;
+    };
+    std::int64_t previous_first = 0;
+
+    tslice::write_npy(*options.output, array.header().dtype, view.shape,
+                      tslice::ChunkSource([&](std::int64_t first, std::int64_t count, std::byte* scratch) {
+                          const std::byte* bytes = scratch;
+                          if (contiguous) {
+                              bytes = result.data + view.byte_offset + first * itemsize;
+                              // The writer is still writing the previous chunk from the mapping;
+                              // the one before it is written.
+                              release_before(previous_first);
+                              previous_first = first;
+                          } else {
+                              tslice::copy_view_parallel(pool, result.data, view, scratch, first, count);
+                              release_before(first + count);
+                          }
+                          progress.update((first + count) * itemsize);
+                          return bytes;
+                      }));
 }
 
 std::string shape_report(const std::vector<std::int64_t>& shape, const tslice::DType& dtype, bool json) {
@@ -140,10 +203,7 @@ int run(const Options& options) {
         write_stdout(tslice::format_array(result.data, result.view, header.dtype) + "\n");
         return 0;
     }
-    tslice::write_npy(*options.output, header.dtype, result.view.shape,
-                      [&](std::byte* dst, std::int64_t first, std::int64_t count) {
-                          copy_chunk(result.data, result.view, dst, first, count, options.threads);
-                      });
+    write_result(options, array, result);
     return 0;
 }
 

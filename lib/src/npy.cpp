@@ -16,8 +16,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <condition_variable>
 #include <csignal>
 #include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <limits>
 #include <optional>
 #include <utility>
@@ -1271,6 +1275,20 @@ NpyArray::~NpyArray() {
     if (map_) ::munmap(map_, map_size_);
 }
 
+void NpyArray::release(std::int64_t begin, std::int64_t end) const {
+    if (!map_ || begin >= end) return;
+    // The mapping is private and never written, so dropping a page only means reading it from
+    // the page cache again if it is needed: the range is widened to whole pages. (Leaving the
+    // pages at the ends mapped keeps far more than them resident on kernels that map large
+    // folios at once.)
+    static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto map_begin = reinterpret_cast<std::uintptr_t>(map_);
+    const std::uintptr_t from = std::max(map_begin, reinterpret_cast<std::uintptr_t>(data_ + begin) / page * page);
+    const std::uintptr_t to = std::min(map_begin + map_size_,
+                                       (reinterpret_cast<std::uintptr_t>(data_ + end) + page - 1) / page * page);
+    if (from < to) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+}
+
 View NpyArray::view() const {
     return View::contiguous(header_.shape, header_.dtype.itemsize, header_.fortran_order);
 }
@@ -1301,27 +1319,100 @@ void write_all(int fd, const char* data, std::size_t size, const std::string& ta
 
 // Streams the header and the data to `fd`. The first chunk is filled before anything is
 // written, so a fill that fails at once leaves even a stream untouched.
+// Produces chunks on a thread of its own, at most two ahead of the writer (one being
+// written, one being filled), so copying and writing overlap.
+class ChunkPipeline {
+public:
+    ChunkPipeline(const ChunkSource& source, std::int64_t total, std::int64_t chunk_elements, std::size_t itemsize)
+        : source_(source), total_(total), chunk_elements_(chunk_elements) {
+        for (auto& buffer : buffers_) buffer.resize(static_cast<std::size_t>(chunk_elements) * itemsize);
+        producer_ = std::thread([this] { produce(); });
+    }
+    ChunkPipeline(const ChunkPipeline&) = delete;
+    ChunkPipeline& operator=(const ChunkPipeline&) = delete;
+    ~ChunkPipeline() {
+        {
+            std::lock_guard lock(mutex_);
+            cancelled_ = true;
+        }
+        changed_.notify_all();
+        producer_.join();
+    }
+
+    // The bytes of chunk `index`, once produced; rethrows what the source threw.
+    const std::byte* wait(std::int64_t index) {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return produced_ > index || error_; });
+        if (produced_ > index) return ready_[index % 2];
+        std::rethrow_exception(error_);
+    }
+
+    // Chunk `index` is written: its buffer may be filled again.
+    void done(std::int64_t index) {
+        {
+            std::lock_guard lock(mutex_);
+            written_ = index + 1;
+        }
+        changed_.notify_all();
+    }
+
+private:
+    void produce() {
+        for (std::int64_t index = 0, first = 0; first < total_; ++index, first += chunk_elements_) {
+            {
+                std::unique_lock lock(mutex_);
+                changed_.wait(lock, [&] { return cancelled_ || written_ + 2 > index; });
+                if (cancelled_) return;
+            }
+            const std::int64_t count = std::min(chunk_elements_, total_ - first);
+            bool failed = false;
+            try {
+                const std::byte* bytes = source_(first, count, buffers_[index % 2].data());
+                std::lock_guard lock(mutex_);
+                ready_[index % 2] = bytes;
+                produced_ = index + 1;
+            } catch (...) {
+                std::lock_guard lock(mutex_);
+                error_ = std::current_exception();
+                failed = true;
+            }
+            changed_.notify_all();
+            if (failed) return;
+        }
+    }
+
+    const ChunkSource& source_;
+    const std::int64_t total_, chunk_elements_;
+    std::vector<std::byte> buffers_[2];
+    const std::byte* ready_[2] = {nullptr, nullptr};
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::int64_t produced_ = 0, written_ = 0;
+    bool cancelled_ = false;
+    std::exception_ptr error_;
+    std::thread producer_;
+};
+
 void stream_npy(int fd, const std::string& target, const DType& dtype,
-                const std::vector<std::int64_t>& shape, const ChunkFiller& fill) {
+                const std::vector<std::int64_t>& shape, const ChunkSource& source) {
     const std::string header = make_npy_header(dtype, shape);
     std::int64_t total = 1;
     for (auto dim : shape) total *= dim;
+    if (total == 0) {
+        write_all(fd, header.data(), header.size(), target);
+        return;
+    }
     const std::size_t itemsize = dtype.itemsize;
     const auto per_chunk = static_cast<std::int64_t>(std::max<std::size_t>(1, kChunkBytes / itemsize));
-    const std::int64_t chunk_elements = std::min(per_chunk, std::max<std::int64_t>(total, 1));
-    std::vector<std::byte> buffer(total > 0 ? static_cast<std::size_t>(chunk_elements) * itemsize : 0);
-    bool header_written = false;
-    for (std::int64_t first = 0; first < total; first += chunk_elements) {
+    const std::int64_t chunk_elements = std::min(per_chunk, total);
+    ChunkPipeline pipeline(source, total, chunk_elements, itemsize);
+    for (std::int64_t index = 0, first = 0; first < total; ++index, first += chunk_elements) {
         const std::int64_t count = std::min(chunk_elements, total - first);
-        fill(buffer.data(), first, count);
-        if (!header_written) {
-            write_all(fd, header.data(), header.size(), target);
-            header_written = true;
-        }
-        write_all(fd, reinterpret_cast<const char*>(buffer.data()),
-                  static_cast<std::size_t>(count) * itemsize, target);
+        const std::byte* bytes = pipeline.wait(index);
+        if (index == 0) write_all(fd, header.data(), header.size(), target);
+        write_all(fd, reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(count) * itemsize, target);
+        pipeline.done(index);
     }
-    if (!header_written) write_all(fd, header.data(), header.size(), target);
 }
 
 // The temporary beside the target: removed unless commit() renamed it into place.
@@ -1381,6 +1472,14 @@ void remove_pending_temporary() noexcept {
 
 void write_npy(const std::string& path, const DType& dtype, const std::vector<std::int64_t>& shape,
                const ChunkFiller& fill) {
+    write_npy(path, dtype, shape, ChunkSource([&](std::int64_t first, std::int64_t count, std::byte* scratch) {
+                  fill(scratch, first, count);
+                  return static_cast<const std::byte*>(scratch);
+              }));
+}
+
+void write_npy(const std::string& path, const DType& dtype, const std::vector<std::int64_t>& shape,
+               const ChunkSource& fill) {
     if (dtype.itemsize == 0) fail("cannot write a dtype with zero-byte elements");
     checked_element_count(shape, dtype.itemsize, "the output shape");
 

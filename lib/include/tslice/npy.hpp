@@ -83,6 +83,10 @@ public:
     const std::byte* data() const { return data_; }
     // The whole array as a view over data(): C or Fortran strides as the header says.
     View view() const;
+    // Tells the system that the mapped data bytes [begin, end) (offsets from data()) will not
+    // be read again, so their pages leave this process's memory: a file larger than free
+    // memory can be sliced. Reading them again later is still correct. No-op for stdin.
+    void release(std::int64_t begin, std::int64_t end) const;
 
 private:
     NpyArray() = default;
@@ -95,10 +99,18 @@ private:
 
 // Writes a C-order .npy: to a temporary file beside `path`, renamed into place only when
 // everything was written, so a failure leaves no partial file and never harms an existing
-// one. `path` "-" writes to standard output. `fill` is called with consecutive chunks of the
-// output (C order), `count` elements starting at element `first`, and must fill all
-// count * itemsize bytes at `dst`; chunks are bounded in size so the result is never held
-// whole in memory.
+// one. `path` "-" writes to standard output. The data comes in consecutive chunks of the
+// output (C order): `source(first, count, scratch)` returns where the bytes of elements
+// [first, first + count) are: `scratch` (room for count * itemsize bytes) after filling it,
+// or bytes that already hold them (a contiguous input, written straight from its mapping).
+// Chunks are bounded in size, so the result is never held whole in memory, and the next
+// chunk is produced (on another thread) while the previous one is written. Nothing is
+// written before the first chunk is produced.
+using ChunkSource = std::function<const std::byte*(std::int64_t first, std::int64_t count, std::byte* scratch)>;
+void write_npy(const std::string& path, const DType& dtype, const std::vector<std::int64_t>& shape,
+               const ChunkSource& source);
+
+// The same with a source that always fills the scratch buffer.
 using ChunkFiller = std::function<void(std::byte* dst, std::int64_t first, std::int64_t count)>;
 void write_npy(const std::string& path, const DType& dtype, const std::vector<std::int64_t>& shape,
                const ChunkFiller& fill);

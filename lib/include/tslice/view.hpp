@@ -44,6 +44,19 @@ struct View {
     // (printing); copies go through copy_view.
     std::int64_t element_offset(const std::vector<std::int64_t>& index) const;
 
+    // Whether the elements lie one after another in C order: a run of the input that can be
+    // written as it is (an affine view only).
+    bool is_c_contiguous() const;
+
+    // The bytes (offsets from the data start, end exclusive) that elements [first, end) of
+    // an affine view can read, found without walking them: the copy is done with what lies
+    // outside once element `first` is reached. Conservative: the whole of the outermost
+    // row that holds `first` counts. A table view, or an empty range, gives {0, 0}.
+    struct Span {
+        std::int64_t begin = 0, end = 0;
+    };
+    Span span_from(std::int64_t first) const;
+
     // The view of a C-order (or Fortran-order) array of this shape at offset 0.
     static View contiguous(const std::vector<std::int64_t>& shape, std::size_t itemsize,
                            bool fortran_order = false);

@@ -1,0 +1,49 @@
+// Threads for large copies: a pool that lives for the whole run, so each chunk of the output
+// costs a wake-up, not a thread start.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "tslice/view.hpp"
+
+namespace tslice {
+
+class WorkerPool {
+public:
+    // `threads` workers in all, the calling thread included (1: no extra thread).
+    explicit WorkerPool(unsigned threads);
+    WorkerPool(const WorkerPool&) = delete;
+    WorkerPool& operator=(const WorkerPool&) = delete;
+    ~WorkerPool();
+
+    unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
+
+    // Runs job(0) .. job(parts - 1), spread over the pool, and returns when all are done.
+    // The first exception a job throws is rethrown here.
+    void run(unsigned parts, const std::function<void(unsigned part)>& job);
+
+private:
+    void work();
+
+    std::vector<std::thread> workers_;
+    std::mutex mutex_;
+    std::condition_variable wake_, finished_;
+    const std::function<void(unsigned)>* job_ = nullptr;
+    unsigned parts_ = 0, next_ = 0, done_ = 0;
+    std::uint64_t generation_ = 0;
+    bool stopping_ = false;
+    std::exception_ptr error_;
+};
+
+// copy_view over elements [first, first + count), split into one part per worker when the
+// range is large enough (at least ~1 MiB a part) for threads to pay off.
+void copy_view_parallel(WorkerPool& pool, const std::byte* src, const View& view, std::byte* dst,
+                        std::int64_t first, std::int64_t count);
+
+}  // namespace tslice

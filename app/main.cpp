@@ -113,7 +113,9 @@ void write_result(const Options& options, const tslice::NpyArray& array, const t
     const auto itemsize = static_cast<std::int64_t>(view.itemsize);
     const bool reads_mapping = result.data == array.data() && !view.has_table();
     const bool contiguous = view.is_c_contiguous();
-    tslice::WorkerPool pool(options.threads);
+    // Threads start only for results large enough to split (copy_view_parallel's parts).
+    constexpr std::int64_t kThreadedBytes = std::int64_t{2} << 20;
+    tslice::WorkerPool pool(view.element_count() * itemsize >= kThreadedBytes ? options.threads : 1);
     Progress progress(!options.quiet, view.element_count() * itemsize);
     tslice::View::Span unread = view.span_from(0);
     // Releases what elements [element, end) cannot read.

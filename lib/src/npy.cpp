@@ -1405,6 +1405,14 @@ void stream_npy(int fd, const std::string& target, const DType& dtype,
     const std::size_t itemsize = dtype.itemsize;
     const auto per_chunk = static_cast<std::int64_t>(std::max<std::size_t>(1, kChunkBytes / itemsize));
     const std::int64_t chunk_elements = std::min(per_chunk, total);
+    if (chunk_elements == total) {
+        // One chunk: nothing to overlap, so no thread to start.
+        std::vector<std::byte> scratch(static_cast<std::size_t>(total) * itemsize);
+        const std::byte* bytes = source(0, total, scratch.data());
+        write_all(fd, header.data(), header.size(), target);
+        write_all(fd, reinterpret_cast<const char*>(bytes), scratch.size(), target);
+        return;
+    }
     ChunkPipeline pipeline(source, total, chunk_elements, itemsize);
     for (std::int64_t index = 0, first = 0; first < total; ++index, first += chunk_elements) {
         const std::int64_t count = std::min(chunk_elements, total - first);

@@ -1303,7 +1303,7 @@ namespace {
 char g_pending_path[8192];
 volatile std::sig_atomic_t g_pending = 0;
 
-constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
+constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 
 void write_all(int fd, const char* data, std::size_t size, const std::string& target) {
     while (size > 0) {

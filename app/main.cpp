@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -218,10 +219,19 @@ void remove_temporary_and_exit(int signal_number) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    // A closed pipe is reported as a write error with a message, not a silent death.
+    // A closed pipe is reported as a write error with a message, not a silent death; so is a
+    // file size limit (ulimit -f: write() fails with EFBIG instead of SIGXFSZ killing the
+    // process and leaving its temporary behind).
     std::signal(SIGPIPE, SIG_IGN);
-    std::signal(SIGINT, remove_temporary_and_exit);
-    std::signal(SIGTERM, remove_temporary_and_exit);
+    std::signal(SIGXFSZ, SIG_IGN);
+    // Interrupted (Ctrl-C, kill, a closed terminal): the temporary goes, then the process ends
+    // of the signal as it would have. A signal that whoever started tslice ignores (nohup, the
+    // shell for a background job) stays ignored.
+    for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+        struct sigaction current {};
+        if (::sigaction(signal_number, nullptr, &current) == 0 && current.sa_handler != SIG_IGN)
+            std::signal(signal_number, remove_temporary_and_exit);
+    }
 
     CLI::App app{"tslice", "tslice"};
     Options options;

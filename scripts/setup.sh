@@ -2,13 +2,32 @@
 # Installs what tslice needs to build (and, with --test, to test) from Debian's packages,
 # only where something is missing, then configures and builds into build/.
 # Sourced or run by scripts/test.sh and scripts/run.sh.
+#
+# tslice_install_missing [--test] [--checks]
+#   --test    python3 and numpy (the oracle of the tests)
+#   --checks  valgrind, and clang with its sanitizer and libFuzzer runtimes (libclang-rt-dev:
+#             libclang-rt-14-dev on Debian 12), for the sanitizer build and the fuzz targets
+# tslice_build              build/       Release, gcc: what scripts/run.sh runs
+# tslice_build_sanitized    build-asan/  gcc with AddressSanitizer and UndefinedBehaviorSanitizer:
+#                                        the library, the CLI, every test and fuzz replay
+# tslice_build_fuzz         build-fuzz/  clang, the same sanitizers and libFuzzer: only the four
+#                                        fuzz targets (tests/fuzz/)
 set -euo pipefail
 
 tslice_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
+# The sanitizers of build-asan and build-fuzz; -fno-sanitize-recover makes every report fatal.
+tslice_sanitize_flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+
 tslice_install_missing() {
     local packages=(cmake make g++ libxtensor-dev libxsimd-dev libcli11-dev nlohmann-json3-dev doctest-dev)
-    if [[ "${1:-}" == "--test" ]]; then packages+=(python3 python3-numpy); fi
+    local option
+    for option in "$@"; do
+        case "$option" in
+            --test) packages+=(python3 python3-numpy) ;;
+            --checks) packages+=(valgrind clang libclang-rt-dev) ;;
+        esac
+    done
     local missing=()
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -28,4 +47,23 @@ tslice_build() {
         cmake -S "$tslice_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
     fi
     cmake --build "$build_dir" -j "$(nproc)"
+}
+
+tslice_build_sanitized() {
+    local build_dir="$tslice_root/build-asan"
+    if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
+        cmake -S "$tslice_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSLICE_BUILD_BENCH=OFF \
+            -DCMAKE_CXX_FLAGS="$tslice_sanitize_flags"
+    fi
+    cmake --build "$build_dir" -j "$(nproc)"
+}
+
+tslice_build_fuzz() {
+    local build_dir="$tslice_root/build-fuzz"
+    if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
+        cmake -S "$tslice_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSLICE_BUILD_BENCH=OFF \
+            -DCMAKE_CXX_COMPILER=clang++ -DTSLICE_FUZZ=ON \
+            -DCMAKE_CXX_FLAGS="$tslice_sanitize_flags -fsanitize=fuzzer-no-link"
+    fi
+    cmake --build "$build_dir" -j "$(nproc)" --target fuzz_expr fuzz_npy_header fuzz_ops_json fuzz_copy_differential
 }

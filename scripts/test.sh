@@ -1,10 +1,60 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test: the doctest units, the command-line
-# cases, and the differential tests against numpy. Exits non-zero if anything fails.
+# cases, the differential tests against numpy, the output-fault tests, valgrind, and the fuzz
+# targets' corpora; then all of it again in a sanitizer build; then each fuzz target for a
+# few seconds under libFuzzer. Exits non-zero if anything fails (every stage runs regardless).
+#
+#   scripts/test.sh [CTEST-ARGS...]     e.g. scripts/test.sh -R cli
+#
+# Stages (CTEST-ARGS go to the first two):
+#   1. build/       Release (gcc): every test (ctest)
+#   2. build-asan/  AddressSanitizer + UndefinedBehaviorSanitizer (gcc): every test but
+#                   bench_quick (valgrind is left out by the build itself)
+#   3. build-fuzz/  clang + libFuzzer + the sanitizers: each fuzz target for
+#                   TSLICE_FUZZ_SECONDS (default 15) from its corpus (ctest -L fuzz_run)
+# TSLICE_TEST_STAGES=1 (or 1,2) runs only those stages.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-tslice_install_missing --test
-tslice_build
+stages="${TSLICE_TEST_STAGES:-1,2,3}"
+tslice_install_missing --test --checks
 cd "$tslice_root"
-ctest --test-dir build --output-on-failure --timeout 1800 "$@"
+
+failed=()
+stage() { [[ ",$stages," == *",$1,"* ]]; }
+
+if stage 1; then
+    echo "== stage 1: build/ (Release)"
+    tslice_build
+    ctest --test-dir build --output-on-failure --timeout 1800 "$@" || failed+=("build/ (Release)")
+fi
+
+# Every sanitizer report is fatal, with an exit status no test expects.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:exitcode=86:strict_string_checks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=86}"
+
+if stage 2; then
+    echo "== stage 2: build-asan/ (AddressSanitizer, UndefinedBehaviorSanitizer)"
+    if tslice_build_sanitized; then
+        ctest --test-dir build-asan --output-on-failure --timeout 1800 -E '^bench_quick$' "$@" ||
+            failed+=("build-asan/ (sanitizers)")
+    else
+        failed+=("build-asan/ (does not build)")
+    fi
+fi
+
+if stage 3; then
+    echo "== stage 3: build-fuzz/ (libFuzzer, ${TSLICE_FUZZ_SECONDS:-15} s a target)"
+    if tslice_build_fuzz; then
+        cmake -S . -B build-fuzz -DTSLICE_FUZZ_SECONDS="${TSLICE_FUZZ_SECONDS:-15}" >/dev/null
+        ctest --test-dir build-fuzz --output-on-failure --timeout 1800 -L fuzz_run || failed+=("build-fuzz/ (fuzzing)")
+    else
+        failed+=("build-fuzz/ (does not build)")
+    fi
+fi
+
+if ((${#failed[@]})); then
+    printf 'tslice: tests failed in: %s\n' "${failed[*]}" >&2
+    exit 1
+fi
+echo "tslice: every stage passed ($stages)"

@@ -424,7 +424,7 @@ TEST_CASE("malformed headers give a message that names the problem") {
         {"invalid UTF-8 in 3.0", npy_bytes(padded("{'descr': [('\xe9', '<f4')], 'fortran_order': False, 'shape': (3,)}", 3), 3), "the .npy header (format 3.0) is not valid UTF-8 (at byte offset 25 of the file)"},
         {"a bad escape", npy_bytes(padded("{'descr': [('\\x4', '<f4')], 'fortran_order': False, 'shape': (3,)}")), "truncated \\x, \\u or \\U escape"},
         {"a surrogate escape", npy_bytes(padded("{'descr': [('\\ud800', '<f4')], 'fortran_order': False, 'shape': (3,)}")), "lone surrogate"},
-        {"header length beyond 16 MiB", npy_bytes("{}", 2, {}, 0x7FFFFFFF), "the .npy header claims to be 2147483647 bytes long; tslice reads headers of at most 16 MiB"},
+        {"header length beyond 1 MiB", npy_bytes("{}", 2, {}, 0x7FFFFFFF), "the .npy header claims to be 2147483647 bytes long; tslice reads headers of at most 1 MiB"},
         {"blank header", npy_bytes(std::string(50, ' ') + "\n"), "it ends where a value should be"},
         {"deep nesting", npy_bytes(std::string(100000, '[') + "\n", 2), "nested more than 64 levels deep"},
     };

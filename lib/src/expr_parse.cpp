@@ -38,6 +38,12 @@ struct Literal {
 // numpy's dimension limit; deeper lists are refused.
 constexpr int kMaxListDepth = 32;
 
+// The longest expression tslice reads: 1 MiB. A command-line argument cannot be longer than
+// 128 KiB on Linux anyway; only an "index" op in a JSON file can carry a longer one, and every
+// byte of an integer list costs some 30 bytes while it is parsed. Large index arrays belong in
+// a gather with an .npy file.
+constexpr std::size_t kMaxExpressionBytes = std::size_t{1} << 20;
+
 // A list as written, before its shape is known.
 struct ListNode {
     bool is_list = false;
@@ -125,6 +131,12 @@ public:
     explicit Parser(std::string_view text) : text_(text) {}
 
     IndexExpr parse() {
+        // Not an ExprError: a caret under a megabyte of text helps nobody.
+        if (text_.size() > kMaxExpressionBytes)
+            throw Error(ErrorKind::Usage, "the index expression is " + std::to_string(text_.size()) +
+                                              " bytes long; tslice reads expressions of at most " +
+                                              std::to_string(kMaxExpressionBytes) +
+                                              " bytes (give large index arrays to a gather op as an .npy file)");
         IndexExpr expr;
         expr.text = std::string(text_);
         check_brackets();

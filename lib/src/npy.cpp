@@ -24,6 +24,7 @@
 #include <thread>
 #include <limits>
 #include <optional>
+#include <unordered_set>
 #include <utility>
 
 #include "tslice/error.hpp"
@@ -40,9 +41,15 @@ constexpr std::size_t kArrayAlign = 64;
 // numpy leaves room after the dict so the first dimension can grow in place (format.py's
 // GROWTH_AXIS_MAX_DIGITS); writing the same spaces keeps our headers byte-identical to np.save.
 constexpr std::size_t kGrowthAxisMaxDigits = 21;
-// numpy refuses headers over 10000 characters unless the file is trusted; real structured dtypes
-// stay far below this, and a hostile header cannot make the parse tree take gigabytes.
-constexpr std::size_t kMaxHeaderBytes = std::size_t{16} << 20;
+// The longest header tslice reads: 1 MiB. numpy 1.24's np.load refuses headers over 10000
+// bytes (_MAX_HEADER_SIZE) unless the file is trusted (max_header_size=, or allow_pickle=True),
+// because ast.literal_eval of a hostile header can be slow. Its writer makes longer ones only
+// for structured dtypes with many fields (3000 fields take ~110 KB and format 2.0), and such
+// files are real, so 10000 would be too strict. tslice's parser is linear and bounded in depth,
+// and each byte of header costs at most ~100 bytes of parse tree and dtype, so 1 MiB (some
+// 30,000 named fields) keeps a hostile header to a few hundred MB of memory and a fraction of
+// a second, where the format's own limit (4 GiB) would not.
+constexpr std::size_t kMaxHeaderBytes = std::size_t{1} << 20;
 // Deep enough for any real dtype, shallow enough that hostile input cannot exhaust the stack.
 constexpr int kMaxDepth = 64;
 
@@ -778,7 +785,7 @@ DType structured_dtype(const PyValue& list, int depth) {
     dtype.byte_order = '|';
     std::string descr = "[";
     std::int64_t offset = 0;
-    std::vector<std::string> names;
+    std::unordered_set<std::string> names;  // a set: a header may list many thousands of fields
     for (std::size_t index = 0; index < list.items.size(); ++index) {
         const PyValue& field = list.items[index];
         const std::string where = "field " + std::to_string(index) + " of the dtype";
@@ -814,6 +821,9 @@ DType structured_dtype(const PyValue& list, int depth) {
         } catch (const Error& e) {
             fail(named + ": " + e.what());
         }
+        if (subshape.size() > kMaxRank)
+            fail(named + " has a sub-array of " + std::to_string(subshape.size()) +
+                 " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
         // numpy reads a shape on a zero-byte type as a size (('S0', 3) is 'S3') or refuses it;
         // its writer never produces one, so there is nothing to be compatible with.
         if (type->itemsize == 0 && (field.items.size() == 3 || field.items[1].kind == PyValue::Kind::Tuple))
@@ -824,9 +834,8 @@ DType structured_dtype(const PyValue& list, int depth) {
         if (!padding) {
             for (const std::string* key : {&name, title ? &*title : nullptr}) {
                 if (!key) continue;
-                if (std::find(names.begin(), names.end(), *key) != names.end())
+                if (!names.insert(*key).second)
                     fail("the dtype uses " + py_repr_str(*key) + " twice as a field name or title");
-                names.push_back(*key);
             }
         }
         std::int64_t size = static_cast<std::int64_t>(type->itemsize);
@@ -953,7 +962,7 @@ NpyHeader parse_npy_header(const std::byte* bytes, std::size_t available) {
     const std::size_t header_length = read_le(bytes + kMagicSize + 2, length_size);
     if (header_length > kMaxHeaderBytes)
         fail("the .npy header claims to be " + std::to_string(header_length) +
-             " bytes long; tslice reads headers of at most 16 MiB");
+             " bytes long; tslice reads headers of at most 1 MiB (" + std::to_string(kMaxHeaderBytes) + " bytes)");
     if (available - prefix < header_length)
         fail("the .npy header is cut short: expected " + std::to_string(header_length) +
              " bytes of header, file has " + std::to_string(available - prefix));
@@ -1009,6 +1018,9 @@ NpyHeader parse_npy_header(const std::byte* bytes, std::size_t available) {
 
     if (shape->kind != PyValue::Kind::Tuple)
         fail("the .npy header's shape " + shown(*shape) + " is not a tuple of integers");
+    if (shape->items.size() > kMaxRank)
+        fail("the .npy header's shape has " + std::to_string(shape->items.size()) +
+             " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
     for (const PyValue& dim : shape->items) {
         if (dim.kind != PyValue::Kind::Int)
             fail("the .npy header's shape " + shown(*shape) + " is not a tuple of integers");
@@ -1104,9 +1116,34 @@ std::size_t read_some(int fd, std::string& out, std::size_t count, const std::st
     return total;
 }
 
-std::string read_all(int fd, const std::string& name) {
+// A stream (a pipe, a terminal, /dev/zero) read as far as its .npy needs: the header, then
+// exactly the data bytes it promises. Never to its end: an endless stream that is not a .npy
+// fails after its first bytes instead of filling memory, and one that is stops where the array
+// does. (What the header promises is read as it arrives, a MiB at a time; a stream that ends
+// early is reported by the caller's check that the data fits.)
+std::string read_npy_stream(int fd, const std::string& name) {
     std::string out;
-    read_some(fd, out, std::numeric_limits<std::size_t>::max(), name);
+    read_some(fd, out, kMagicSize + 2 + 4, name);
+    // Only a valid magic and version make the length field worth believing; anything else is
+    // left to parse_npy_header to describe.
+    if (out.size() >= kMagicSize + 2 + 2 && out.compare(0, kMagicSize, kMagic) == 0 && out[6] >= 1 && out[6] <= 3 &&
+        out[7] == 0) {
+        const std::size_t length_size = out[6] == 1 ? 2 : 4;
+        const std::size_t prefix = kMagicSize + 2 + length_size;
+        if (out.size() >= prefix) {
+            const std::size_t length = read_le(reinterpret_cast<const std::byte*>(out.data()) + kMagicSize + 2, length_size);
+            if (length <= kMaxHeaderBytes && out.size() < prefix + length)
+                read_some(fd, out, prefix + length - out.size(), name);
+        }
+    }
+    if (out.empty()) return out;
+    try {
+        const NpyHeader header = parse_npy_header(reinterpret_cast<const std::byte*>(out.data()), out.size());
+        const std::size_t end = header.data_offset + header.data_bytes();
+        if (out.size() < end) read_some(fd, out, end - out.size(), name);
+    } catch (const Error&) {
+        // The caller parses again and reports it.
+    }
     return out;
 }
 
@@ -1164,8 +1201,8 @@ NpyArray NpyArray::open(const std::string& path) {
         array.map_size_ = size;
         skip = static_cast<std::size_t>(position);
     } else {
-        // A pipe, a terminal, a character device: no mapping possible, so read it all.
-        array.owned_ = read_all(fd, quoted_name(path));
+        // A pipe, a terminal, a character device: no mapping possible, so read it.
+        array.owned_ = read_npy_stream(fd, quoted_name(path));
         if (array.owned_.empty())
             fail(name + ": not a .npy file: " +
                  (fd == 0 ? std::string("standard input is empty") : std::string("the file is empty")));

@@ -31,10 +31,17 @@ constexpr std::size_t kMaxEntries = 1'000'000;      // per begin/end/starts/... 
 constexpr std::size_t kMaxValues = 100'000'000;     // integers in lists of integers (inline indices)
 constexpr std::size_t kMaxNodes = 2'000'000;        // every other value: a node of ~120 bytes each
 constexpr std::size_t kMaxOps = 100'000;
+// --op @FILE: the most bytes read from the file. Enough for kMaxValues short integers; a
+// larger file (or /dev/zero, or a pipe that never ends) is refused instead of read into memory.
+constexpr std::size_t kMaxSpecFileBytes = std::size_t{256} << 20;
 
 [[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Usage, message); }
 
 // ------------------------------------------------------------------------------- the tree
+
+// A member of an object. (Not a std::pair: a pair of an incomplete type cannot be a member
+// of that type, which clang's checks of libstdc++ refuse.)
+struct Member;
 
 struct Node {
     enum class Kind : std::uint8_t { Null, Boolean, Integer, TooBig, Float, String, Array, Object };
@@ -46,11 +53,20 @@ struct Node {
     // `items` once anything else arrives.
     std::vector<std::int64_t> ints;
     std::vector<Node> items;
-    std::vector<std::pair<std::string, Node>> members;  // Object, in document order
+    std::vector<Member> members;  // Object, in document order
 
     bool is_packed() const { return kind == Kind::Array && items.empty(); }
-    std::size_t size() const { return kind == Kind::Object ? members.size() : is_packed() ? ints.size() : items.size(); }
+    std::size_t size() const;
 };
+
+struct Member {
+    std::string first;  // the key
+    Node second;        // the value
+};
+
+std::size_t Node::size() const {
+    return kind == Kind::Object ? members.size() : is_packed() ? ints.size() : items.size();
+}
 
 Node integer_node(std::int64_t value) {
     Node node;
@@ -148,7 +164,7 @@ private:
         }
         Node& parent = *stack_.back();
         if (parent.kind == Node::Kind::Object) {
-            parent.members.emplace_back(std::move(key_), std::move(node));
+            parent.members.push_back(Member{std::move(key_), std::move(node)});
             return &parent.members.back().second;
         }
         if (parent.is_packed()) {
@@ -640,6 +656,8 @@ IndexSpec read_index(const Fields& fields) {
     } catch (const ExprError& error) {
         // Keep the type, so that the caret can still be shown under the expression.
         throw ExprError(path + ": " + error.what(), error.expression(), error.column());
+    } catch (const Error& error) {
+        throw Error(error.kind(), path + ": " + error.what());
     }
 }
 
@@ -720,16 +738,23 @@ std::vector<OpSpec> parse_op_argument(std::string_view argument) {
     errno = 0;
     std::FILE* stream = std::fopen(file.c_str(), "rb");
     int code = errno;
+    bool too_large = false;
     if (stream) {
         char buffer[1 << 16];
         std::size_t got = 0;
-        while ((got = std::fread(buffer, 1, sizeof buffer, stream)) > 0) text.append(buffer, got);
+        while (!too_large && (got = std::fread(buffer, 1, sizeof buffer, stream)) > 0) {
+            text.append(buffer, got);
+            too_large = text.size() > kMaxSpecFileBytes;
+        }
         code = std::ferror(stream) ? errno : 0;
         std::fclose(stream);
     }
     if (!stream || code != 0)
         throw Error(ErrorKind::Input, source + ": cannot read '" + file + "': " +
                                           (code ? std::strerror(code) : "read error"));
+    if (too_large)
+        throw Error(ErrorKind::Usage, source + ": the spec is larger than " + std::to_string(kMaxSpecFileBytes >> 20) +
+                                          " MiB, more than tslice reads (give large indices as an .npy file)");
     return read_ops(text, source);
 }
 

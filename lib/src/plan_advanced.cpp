@@ -2,7 +2,9 @@
 //
 // numpy 1.24's order of checks, each verified against /usr/bin/python3:
 //   1. walk the items: a second '...' or an integer beyond 64 bits (in a list too) fails;
-//   2. count: every integer, slice and list takes one axis: "too many indices";
+//   2. count: every integer, slice and list takes one axis: "too many indices"; then the
+//      result's rank: "number of dimensions must be within [0, 32], indexing result would
+//      have 33" (the broadcast lists count as many axes as the longest list shape has);
 //   3. resolve left to right: an out-of-bounds integer or a zero step fails here, before any
 //      list is looked at: a[[9], 7] on (2, 3) complains about 7;
 //   4. broadcast the index arrays (lists, and the integers as 0-d arrays):
@@ -25,6 +27,7 @@
 //   [:, [0], ..., [0], :]     -> (1, 2, 5)      an empty '...' separates too
 #include <algorithm>
 
+#include "plan_detail.hpp"
 #include "tslice/error.hpp"
 #include "tslice/gather.hpp"
 #include "tslice/plan.hpp"
@@ -83,7 +86,15 @@ GatherPlan plan_advanced_index(const IndexExpr& expr, const std::vector<std::int
             basic.items.push_back(item);
         }
     }
-    const SlicePlan sliced = plan_index(basic, input_shape);
+    // numpy's result has the broadcast index arrays' axes (as many as the longest shape has;
+    // an integer is a 0-d array) where `basic` counts one axis per list.
+    std::int64_t lists = 0, broadcast_rank = 0;
+    for (const auto& item : expr.items)
+        if (const auto* list = std::get_if<IntListItem>(&item.item)) {
+            ++lists;
+            broadcast_rank = std::max(broadcast_rank, static_cast<std::int64_t>(list->shape.size()));
+        }
+    const SlicePlan sliced = detail::plan_basic_index(basic, input_shape, broadcast_rank - lists);
 
     // Which input axis and which of the plan's output axes belong to each item.
     const std::size_t rank = input_shape.size();
@@ -149,17 +160,18 @@ GatherPlan plan_advanced_index(const IndexExpr& expr, const std::vector<std::int
     }
     for (const auto& axis : trailing) add_basic_axis(axis);
 
-    // Sizes: numpy has no limit here, tslice's table has.
+    // Sizes: numpy has no limit here, tslice's table and result have (gather.hpp).
     std::int64_t table_entries = 1, output_elements = 1;
     bool too_big = false;
     for (const auto dim : broadcast) too_big = too_big || __builtin_mul_overflow(table_entries, dim, &table_entries);
     const Shape output_shape = plan.output_shape();
     const bool empty = std::find(output_shape.begin(), output_shape.end(), 0) != output_shape.end();
     for (const auto dim : output_shape) too_big = too_big || __builtin_mul_overflow(output_elements, dim, &output_elements);
-    if (!empty && (too_big || table_entries > kMaxGatherTable))
+    if (!empty && (too_big || table_entries > kMaxGatherTable || output_elements > kMaxGatherOutput))
         fail("the index arrays broadcast to shape " + format_shape(broadcast) + " for a result of shape " +
-                 format_shape(output_shape) + ": more than tslice gathers at once (" + std::to_string(kMaxGatherTable) +
-                 " index combinations)",
+                 format_shape(output_shape) + ": more than tslice gathers at once (at most " +
+                 std::to_string(kMaxGatherTable) + " index combinations and " + std::to_string(kMaxGatherOutput) +
+                 " elements)",
              advanced.front().item);
 
     // Step 5: bounds, unless the result is empty.

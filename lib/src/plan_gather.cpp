@@ -6,7 +6,8 @@
 //     data[p_0 .. p_{axis-1}, indices[p_0 .. p_{b-1}, i_b .. i_{M-1}], p_{axis+1} .. p_{N-1}]
 // Checks, in this order: axis in [-N, N-1] (normalised with N, the data rank); the indices
 // read; batch_dims in [-M, M] (normalised with M, the indices rank, not min(N, M): S003-3);
-// batch_dims <= axis; data.shape[:b] == indices.shape[:b]; the table and output sizes.
+// batch_dims <= axis; data.shape[:b] == indices.shape[:b]; the table size, then the result's
+// rank and size (gather.hpp's limits).
 // Example 7: indices [3, 10, -20] on data [1, 2, 3, 4, 5] normalise to 3, out of range, out
 // of range; the output is [4, 0, 0].
 #include <algorithm>
@@ -214,8 +215,15 @@ GatherPlan plan_gather(const GatherSpec& spec, const std::vector<std::int64_t>& 
         const std::int64_t length = input_shape[static_cast<std::size_t>(k)];
         plan.axes.push_back(GatherAxis{GatherAxisKind::Inner, k, -1, 0, length, 1, length});
     }
-    if (checked_product(plan.output_shape()) < 0)
-        usage(path + ": the output shape " + format_shape(plan.output_shape()) + " has more elements than fit in 64 bits");
+    if (plan.axes.size() > kMaxRank)
+        usage(indices_field + ": the result would have " + std::to_string(plan.axes.size()) +
+              " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
+    const std::int64_t output_elements = checked_product(plan.output_shape());
+    if (output_elements < 0 || output_elements > kMaxGatherOutput)
+        usage(indices_field + ": the result of shape " + format_shape(plan.output_shape()) + " has " +
+              (output_elements < 0 ? std::string("more elements than fit in 64 bits")
+                                   : std::to_string(output_elements) + " elements") +
+              ", more than a gather may produce (" + std::to_string(kMaxGatherOutput) + ")");
 
     auto values = std::make_shared<std::vector<std::int64_t>>(std::move(indices.values));
     for (auto& value : *values) value = normalise_gather_index(value, dim);

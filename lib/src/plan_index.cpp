@@ -3,14 +3,17 @@
 // numpy checks an index in three passes, and tslice keeps the order so that an expression
 // with several faults gets the error numpy would give:
 //   1. walk the items: an integer beyond 64 bits or a second '...' fails here;
-//   2. count: more integers and slices than axes is "too many indices";
+//   2. count: more integers and slices than axes is "too many indices"; a result of more
+//      than 32 axes (kMaxRank) is "number of dimensions must be within [0, 32], ...";
 //   3. resolve each item against its axis, left to right: an out-of-bounds integer or a
 //      zero step fails here.
 // Example: on shape (2, 3), "[None, ..., ::-1, 1]" walks to one new axis, an ellipsis that
 // stands for no axis (2 indices for 2 axes), axis 0 reversed (start 1, stop -1, step -1,
 // length 2) and axis 1 shrunk at index 1: output shape (1, 2).
+#include <algorithm>
 #include <limits>
 
+#include "plan_detail.hpp"
 #include "tslice/error.hpp"
 #include "tslice/plan.hpp"
 
@@ -54,6 +57,13 @@ std::vector<std::int64_t> SlicePlan::output_shape() const {
 }
 
 SlicePlan plan_index(const IndexExpr& expr, const std::vector<std::int64_t>& input_shape) {
+    return detail::plan_basic_index(expr, input_shape, 0);
+}
+
+namespace detail {
+
+SlicePlan plan_basic_index(const IndexExpr& expr, const std::vector<std::int64_t>& input_shape,
+                           std::int64_t rank_adjustment) {
     if (has_advanced(expr))
         throw Error(ErrorKind::Usage, "internal: plan_index was given an integer-list (advanced) expression; "
                                       "plan it with plan_advanced_index");
@@ -95,6 +105,35 @@ SlicePlan plan_index(const IndexExpr& expr, const std::vector<std::int64_t>& inp
              *culprit);
     }
 
+    // Then the result's rank, as numpy checks it here (prepare_index): every None, slice and
+    // axis left to '...' or the end is an axis of the result, an integer is none. The item
+    // shown is the one that adds the axis past the limit (the last one when the axes taken
+    // whole at the end do).
+    {
+        const std::size_t slices = consumed - std::count_if(expr.items.begin(), expr.items.end(), [](const ExprItem& item) {
+                                                   return std::holds_alternative<IntItem>(item.item);
+                                               });
+        const std::size_t new_axes = std::count_if(expr.items.begin(), expr.items.end(), [](const ExprItem& item) {
+            return std::holds_alternative<NewAxisItem>(item.item);
+        });
+        const auto result_rank = static_cast<std::int64_t>(new_axes + slices + (rank - consumed)) + rank_adjustment;
+        if (result_rank > static_cast<std::int64_t>(kMaxRank)) {
+            std::size_t axes = 0;
+            const ExprItem* culprit = expr.items.empty() ? nullptr : &expr.items.back();
+            for (const auto& item : expr.items) {
+                if (std::holds_alternative<NewAxisItem>(item.item) || std::holds_alternative<SliceItem>(item.item)) ++axes;
+                if (std::holds_alternative<EllipsisItem>(item.item)) axes += rank - consumed;
+                if (axes > kMaxRank) {
+                    culprit = &item;
+                    break;
+                }
+            }
+            throw ExprError("number of dimensions must be within [0, " + std::to_string(kMaxRank) +
+                                "], indexing result would have " + std::to_string(result_rank),
+                            expr.text, culprit ? culprit->column : 0);
+        }
+    }
+
     // Pass 3: resolve, left to right. Axes not named by an item are taken whole, at the
     // ellipsis or, without one, at the end.
     SlicePlan plan;
@@ -128,6 +167,8 @@ SlicePlan plan_index(const IndexExpr& expr, const std::vector<std::int64_t>& inp
     if (!ellipsis) take_whole_axes(rank - consumed);
     return plan;
 }
+
+}  // namespace detail
 
 View apply_plan(const SlicePlan& plan, const View& input) {
     if (input.shape != plan.input_shape)

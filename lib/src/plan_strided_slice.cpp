@@ -112,6 +112,18 @@ SlicePlan plan_strided_slice(const StridedSliceSpec& spec, const std::vector<std
              " were indexed (every entry that is not a new axis or the ellipsis takes an axis)");
     }
 
+    // The result's rank, as numpy checks it for the equivalent index: new axes and slices
+    // are axes of the result, and so are the input axes no entry takes.
+    std::size_t result_rank = rank - consumed;
+    for (std::size_t i = 0; i < n; ++i) {
+        const EntryKind kind = entry_kind(spec, i);
+        result_rank += kind == EntryKind::NewAxis || kind == EntryKind::Slice;
+    }
+    if (result_rank > kMaxRank)
+        fail(path + ".new_axis_mask: the result would have " + std::to_string(result_rank) +
+             " dimensions; numpy arrays have at most " + std::to_string(kMaxRank) +
+             " (number of dimensions must be within [0, " + std::to_string(kMaxRank) + "])");
+
     // 3. The numpy index, entry by entry; `column` is the entry's number.
     IndexExpr expr;
     std::size_t axis = 0;  // the input axis the entry takes

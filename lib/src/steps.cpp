@@ -1,5 +1,7 @@
 #include "tslice/steps.hpp"
 
+#include <algorithm>
+
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 
@@ -35,10 +37,22 @@ Plan plan_op(const OpSpec& op, const std::vector<std::int64_t>& shape) {
 }
 
 // A gathered view copied into a buffer of its own, as a C-order view of it.
-Result materialise(const Result& result) {
+Result materialise(const Result& result, const std::string& label) {
+    std::int64_t bytes = 0;
+    const bool overflows =
+        __builtin_mul_overflow(result.view.element_count(), static_cast<std::int64_t>(result.view.itemsize), &bytes);
+    if (overflows || bytes > kMaxIntermediateBytes)
+        throw Error(ErrorKind::Usage,
+                    label + ": gathers from a gathered result of shape " + format_shape(result.view.shape) +
+                        ", which would have to be held in memory (" +
+                        (overflows ? std::string("more than 2^63 bytes") : std::to_string(bytes) + " bytes") +
+                        "); tslice holds at most " + std::to_string(kMaxIntermediateBytes) +
+                        " bytes there: gather less, or write the first result with -o and gather from that file");
     Result dense;
-    dense.owned = std::make_shared<std::vector<std::byte>>(
-        static_cast<std::size_t>(result.view.element_count()) * result.view.itemsize);
+    // At least one byte, so that the data pointer is never null: a gather from an empty
+    // result can still have elements (OpenVINO's zeros), and its view's offsets are applied to
+    // this pointer, which must point somewhere.
+    dense.owned = std::make_shared<std::vector<std::byte>>(std::max<std::size_t>(static_cast<std::size_t>(bytes), 1));
     copy_view(result.data, result.view, dense.owned->data(), 0, result.view.element_count());
     dense.data = dense.owned->data();
     dense.view = View::contiguous(result.view.shape, result.view.itemsize);
@@ -75,7 +89,7 @@ Result apply_pipeline(const Pipeline& pipeline, const std::byte* data, const Vie
             result.view = apply_plan(*slice, result.view);
             continue;
         }
-        if (result.view.has_table()) result = materialise(result);
+        if (result.view.has_table()) result = materialise(result, step.label);
         result.view = apply_gather(std::get<GatherPlan>(step.plan), result.view);
     }
     return result;

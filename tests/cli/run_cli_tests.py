@@ -43,6 +43,7 @@ The last line printed is `N passed, M failed`; the exit status is 1 if anything 
 
 import ast
 import io
+import json
 import os
 import re
 import shlex
@@ -130,6 +131,106 @@ def make_fixtures(fix):
                     b"\0" * 64))
     write("existing.npy", b"an existing file that must survive errors\n")
     os.mkdir(os.path.join(fix, "adir"))
+    make_bad_input_fixtures(fix, write, full)
+
+
+def make_bad_input_fixtures(fix, write, full):
+    """The bad-input corpus (issue 5): one file per way a .npy, an expression or a spec can
+    be wrong, each used by a case named after it. `full` is a valid .npy of 100 float64."""
+    def header(text, body=b"", version=(1, 0)):
+        return npy_bytes(text, body, version)
+
+    def spec(name, ops):
+        with open(os.path.join(fix, name), "w", encoding="utf-8") as f:
+            f.write(ops)
+
+    f8x3 = b"\0" * 24
+    ok = "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }"
+    # cut short: in the magic, in the version, in the header length field
+    write("truncated_magic.npy", full[:4])
+    write("truncated_version.npy", full[:7])
+    write("truncated_length.npy", full[:9])
+    write("wrong_magic.npy", b"\x93NUMPZ" + full[6:])
+    zipped = io.BytesIO()
+    np.savez(zipped, a=np.arange(3))
+    write("archive.npz", zipped.getvalue())
+    write("version_4_0.npy", full[:6] + b"\x04\x00" + full[8:])
+    write("version_1_1.npy", full[:6] + b"\x01\x01" + full[8:])
+    # a header length beyond the end of the file (1.0), and beyond any header tslice reads (2.0)
+    write("header_length_past_end.npy", full[:8] + b"\xff\xff" + full[10:200])
+    write("header_length_4gib.npy", b"\x93NUMPY\x02\x00\xff\xff\xff\xff{'descr': '<f8'")
+    # a well-formed header of 2 MiB: more than tslice reads (numpy reads 10000 bytes by default)
+    write("header_2mib.npy", header(ok + " " * (2 << 20), f8x3, (2, 0)))
+    # the header dict, broken in each way
+    write("dict_missing_descr.npy", header("{'fortran_order': False, 'shape': (3,), }", f8x3))
+    write("dict_missing_fortran_order.npy", header("{'descr': '<f8', 'shape': (3,), }", f8x3))
+    write("dict_missing_shape.npy", header("{'descr': '<f8', 'fortran_order': False, }", f8x3))
+    write("dict_extra_key.npy", header("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), 'version': 1}", f8x3))
+    write("dict_duplicate_key.npy", header("{'descr': '<f8', 'shape': (3,), 'fortran_order': False, 'shape': (3,)}", f8x3))
+    write("dict_descr_not_dtype.npy", header("{'descr': 8, 'fortran_order': False, 'shape': (3,), }", f8x3))
+    write("dict_fortran_order_not_bool.npy", header("{'descr': '<f8', 'fortran_order': 0, 'shape': (3,), }", f8x3))
+    write("dict_shape_list.npy", header("{'descr': '<f8', 'fortran_order': False, 'shape': [3], }", f8x3))
+    write("dict_shape_float.npy", header("{'descr': '<f8', 'fortran_order': False, 'shape': (3.0,), }", f8x3))
+    write("dict_shape_string.npy", header("{'descr': '<f8', 'fortran_order': False, 'shape': ('3',), }", f8x3))
+    write("dict_unclosed_brace.npy", header("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), ", f8x3))
+    write("dict_extra_brace.npy", header(ok + "}", f8x3))
+    write("dict_mismatched_bracket.npy", header("{'descr': '<f8', 'fortran_order': False, 'shape': (3,}", f8x3))
+    write("dict_not_a_dict.npy", header("['<f8', False, (3,)]", f8x3))
+    write("dict_nul_byte.npy", header(ok + "\0", f8x3))
+    # non-ASCII: numpy decodes 1.0 and 2.0 headers as Latin-1, so a byte 0xE9 in a field name
+    # is the name 'é' (valid), while outside a string it is a syntax error; 3.0 is UTF-8
+    latin1 = "{'descr': [('\xe9', '<i2')], 'fortran_order': False, 'shape': (3,), }"
+    write("latin1_name_v1.npy", header(latin1, b"\x01\x00\x02\x00\x03\x00"))
+    write("latin1_name_v2.npy", header(latin1, b"\x01\x00\x02\x00\x03\x00", (2, 0)))
+    write("latin1_outside_string.npy", header(ok + "\xe9", f8x3))
+    write("utf8_invalid_v3.npy", header(latin1, b"\x01\x00\x02\x00\x03\x00", (3, 0)))
+    # dtypes: unknown kind, impossible size, empty, a sub-array as the whole dtype, objects
+    write("descr_unknown_kind.npy", header("{'descr': '<x4', 'fortran_order': False, 'shape': (3,), }", b"\0" * 12))
+    write("descr_bad_size.npy", header("{'descr': '<f3', 'fortran_order': False, 'shape': (3,), }", b"\0" * 9))
+    write("descr_empty.npy", header("{'descr': '', 'fortran_order': False, 'shape': (3,), }", f8x3))
+    write("descr_subarray.npy", header("{'descr': ('<f4', (2,)), 'fortran_order': False, 'shape': (3,), }", f8x3))
+    write("descr_object_field.npy", header("{'descr': [('a', '<i4'), ('b', '|O')], 'fortran_order': False, "
+                                           "'shape': (1,), }", b"\0" * 12))
+    # shapes: a dimension beyond 64 bits, a byte size beyond 64 bits, more than 32 dimensions
+    write("shape_dim_beyond_64_bits.npy", header("{'descr': '<f8', 'fortran_order': False, "
+                                                 "'shape': (18446744073709551616,), }", f8x3))
+    write("shape_bytes_overflow.npy", header("{'descr': '<f8', 'fortran_order': False, "
+                                             "'shape': (2305843009213693952,), }", f8x3))
+    write("shape_33_dims.npy", header("{'descr': '<f8', 'fortran_order': False, 'shape': (" + "1, " * 33 + "), }",
+                                      b"\0" * 8))
+    write("shape_32_dims.npy", header("{'descr': '<f8', 'fortran_order': False, 'shape': (" + "1, " * 31 + "2, ), }",
+                                      np.array([1.5, -2], dtype="<f8").tobytes()))
+    # zero-byte elements
+    for name, descr in (("S0", "'|S0'"), ("V0", "'|V0'"), ("U0", "'<U0'"), ("no_fields", "[]"),
+                        ("only_empty_field", "[('a', '|S0')]")):
+        write(f"itemsize_zero_{name}.npy", header("{'descr': " + descr + ", 'fortran_order': False, 'shape': (3,), }"))
+
+    # expressions and specs: huge, deeply nested, too long, with numbers beyond 64 bits
+    spec("index_100000_items.json", json.dumps({"op": "index", "expr": ", ".join(["0"] * 100000)}))
+    spec("index_list_100000.json", json.dumps({"op": "index", "expr": "[[" + ", ".join(["1"] * 100000) + "]]"}))
+    spec("index_5000_brackets.json", json.dumps({"op": "index", "expr": "[" * 5000 + "0" + "]" * 5000}))
+    spec("index_2mib.json", json.dumps({"op": "index", "expr": "0" + " " * (2 << 20)}))
+    spec("ops_100001.json", json.dumps([{"op": "index", "expr": "..."}] * 100001))
+    spec("ops_100000.json", json.dumps([{"op": "slice", "starts": [0], "ends": [5]}] * 100000))
+    spec("strided_slice_100000_entries.json",
+         json.dumps({"op": "strided_slice", "begin": [0] * 100000, "end": [1] * 100000}))
+    spec("strided_slice_1000001_entries.json",
+         json.dumps({"op": "strided_slice", "begin": [0] * 1000001, "end": [1] * 1000001}))
+    spec("spec_5000_brackets.json", "[" * 5000 + "]" * 5000)
+    spec("gather_1000_zeros.json", json.dumps({"op": "gather", "indices": [0] * 1000, "axis": 0}))
+    # a gather that repeats a 1 MiB row 2^20 + 1 times: more than 2^40 elements
+    spec("gather_output_over_limit.json", json.dumps({"op": "gather", "indices": [0] * ((1 << 20) + 1), "axis": 0}))
+    # a gather from a gathered result of 1025 MiB, which would have to be held in memory
+    spec("gather_of_gather_over_limit.json", json.dumps([{"op": "gather", "indices": [0] * 1025, "axis": 0},
+                                                         {"op": "gather", "indices": [0], "axis": -1}]))
+    save_quietly(os.path.join(fix, "row_1mib_u1.npy"), np.zeros((1, 1 << 20), dtype="u1"))
+    save_quietly(os.path.join(fix, "float_indices.npy"), np.array([0.0, 1.0]))
+
+
+def save_quietly(path, array):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.save(path, array)
 
 
 # ------------------------------------------------------------------------------ cases
@@ -202,9 +303,10 @@ def check_npy(data, expected):
     except Exception as e:  # noqa: BLE001
         return [f"header does not parse: {e!r}"]
     # numpy's rule: 1.0 if the header fits, 2.0 if it is longer than 65535 bytes, 3.0 if it
-    # is not latin-1 (UTF-8 field names)
+    # is not latin-1 (UTF-8 field names). 1.0 and 2.0 headers are Latin-1 bytes, so a name
+    # such as 'é' is one byte there, and only a 3.0 header can hold what Latin-1 cannot.
     try:
-        data[off - hlen:off].decode("utf-8").encode("latin1")
+        data[off - hlen:off].decode("utf-8" if major >= 3 else "latin1").encode("latin1")
         needs_v3 = False
     except UnicodeError:
         needs_v3 = True
@@ -235,6 +337,32 @@ def check_npy(data, expected):
 
 
 CARET_RE = re.compile(r" \(column (\d+)\)$")
+# {repeat:N:TEXT} in a case's arguments is TEXT written N times (TEXT without '}'), for
+# expressions too long to write out: {repeat:5000:[} is 5000 opening brackets.
+REPEAT_RE = re.compile(r"\{repeat:(\d+):([^}]*)\}")
+
+
+def spec_files_text(args):
+    """The strings inside the JSON of the `--op @FILE` arguments (those that parse)."""
+    def strings(value):
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, list):
+            for item in value:
+                yield from strings(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                yield from strings(item)
+
+    texts = []
+    for a, b in zip(args, args[1:]):
+        if a == "--op" and b.startswith("@") and os.path.isfile(b[1:]):
+            try:
+                with open(b[1:], encoding="utf-8") as f:
+                    texts.extend(strings(json.load(f)))
+            except (ValueError, RecursionError):
+                pass
+    return texts
 
 
 def check_case(tslice, path, fix):
@@ -242,6 +370,7 @@ def check_case(tslice, path, fix):
     probs = []
     with tempfile.TemporaryDirectory(prefix="tslice-cli-") as tmp:
         def sub(s):
+            s = REPEAT_RE.sub(lambda m: m.group(2) * int(m.group(1)), s)
             return s.replace("{tmp}", tmp).replace("{data}", DATA).replace("{fix}", fix)
 
         def load(base):
@@ -326,8 +455,9 @@ def check_case(tslice, path, fix):
                         or lines[2] != "  " + " " * (col - 1) + "^":
                     probs.append(f"stderr {err_text!r} is not: message (column {col}), "
                                  f"'  ' + the expression, '  ' + a caret under column {col}")
-                elif args and not any(lines[1][2:] in arg for arg in args):
-                    # the expression as given: an argument, or inside a JSON spec
+                elif args and not any(lines[1][2:] in arg for arg in args + spec_files_text(args)):
+                    # the expression as given: an argument, or inside a JSON spec (also one
+                    # given as --op @FILE)
                     probs.append(f"stderr shows {lines[1][2:]!r}, not the expression as given")
             if "column" in case:
                 allowed = [int(c) for c in case["column"].split(",")]

@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "tslice/view.hpp"
@@ -18,9 +20,28 @@ View normalise(const View& view);
 
 // Copies elements [first, first + count) of `view` (in C order of the view's shape) from
 // `src` (the start of the input data) to `dst`, densely. The whole result is
-// copy_view(src, view, dst, 0, view.element_count()). A table view is copied a row (an inner
-// block) at a time with one table lookup per row; a kZeroElement entry writes zeros.
+// copy_view(src, view, dst, 0, view.element_count()), and any split of it into element
+// ranges gives the same bytes, so threads may copy ranges of one view at once. A table view
+// is copied a row (an inner block) at a time with one table lookup per row; a kZeroElement
+// entry writes zeros. A call whose output is large (many MiB) writes it with non-temporal
+// stores, which do not keep it in the caches.
 void copy_view(const std::byte* src, const View& view, std::byte* dst, std::int64_t first,
                std::int64_t count);
+
+// The kernels behind copy_view come in sets, one per instruction set: "scalar" (plain
+// loops, the reference), "sse4.2", "avx2", "avx512". copy_view uses the best set this CPU
+// runs, or the one the environment variable TSLICE_KERNEL names (an unknown or unsupported
+// name is reported once on stderr and the best set used instead).
+
+// The sets this build has and this CPU runs, worst to best; "scalar" always first.
+std::vector<std::string> available_kernel_sets();
+
+// The set copy_view uses now.
+std::string active_kernel_set();
+
+// Makes copy_view use the set `name` from now on; "" or "auto" goes back to the set chosen at
+// start. For tests and benchmarks: not to be called while copies run. Throws Error(Usage) for
+// a set that is not available.
+void force_kernel_set(std::string_view name);
 
 }  // namespace tslice

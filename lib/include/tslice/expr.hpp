@@ -63,7 +63,8 @@ struct IndexExpr {
 // Parses an expression; the outer brackets are optional: "[[0, 2]]" is a[[0, 2]] while
 // "[0, 2]" is a[0, 2], and "[0, 2], 1" is a[[0, 2], 1]. Throws ExprError with the column of
 // the offending character for anything that is not valid numpy indexing syntax (integer
-// lists included: a ragged list, a float, a bool or None inside a list are errors).
+// lists included: a ragged list, a float, a bool or None inside a list are errors). An
+// expression longer than 1 MiB is Error(Usage), without a column.
 IndexExpr parse_index_expr(std::string_view text);
 
 // True when the expression holds an integer list, i.e. is numpy advanced indexing: it is

@@ -76,8 +76,16 @@ struct GatherPlan {
     bool operator==(const GatherPlan&) const = default;
 };
 
-// Tables larger than this many entries are refused while planning (before allocating).
-constexpr std::int64_t kMaxGatherTable = std::int64_t{1} << 31;
+// A gather's limits, checked while planning, before anything is allocated:
+//  - the offset table, held in memory at 8 bytes an entry (as are the indices of an .npy file):
+//    at most 2^27 entries (1 GiB; the product of the indices' shape, or of the broadcast shape
+//    of numpy's index arrays);
+//  - the result: at most 2^40 elements. It is streamed to the output, never held whole, but a
+//    few indices can repeat a large input without bound (indices [0] * 1000 of a (1, 10^9)
+//    input are 10^12 elements), and no real output is that large.
+// Anything larger is Error(Usage) (ExprError for an expression) naming the limit.
+constexpr std::int64_t kMaxGatherTable = std::int64_t{1} << 27;
+constexpr std::int64_t kMaxGatherOutput = std::int64_t{1} << 40;
 
 // OpenVINO Gather-8 (seed 003 and errata S003-*): output shape
 // data.shape[:axis] + indices.shape[batch_dims:] + data.shape[axis+1:]; a negative axis

@@ -42,7 +42,8 @@ struct SlicePlan {
 // numpy's basic indexing. Throws ExprError (with the item's column) where numpy raises:
 // "index 5 is out of bounds for axis 0 with size 2", "too many indices for array: array is
 // 2-dimensional, but 3 were indexed", "an index can only have a single ellipsis ('...')",
-// "slice step cannot be zero".
+// "slice step cannot be zero", "number of dimensions must be within [0, 32], indexing result
+// would have 33" (kMaxRank).
 SlicePlan plan_index(const IndexExpr& expr, const std::vector<std::int64_t>& input_shape);
 
 // The ops that are affine views, each with the semantics of the system it comes from.

@@ -48,6 +48,10 @@ struct Result {
     std::shared_ptr<std::vector<std::byte>> owned;  // keeps an intermediate buffer alive
 };
 
+// A gather that reads a gathered result needs that result in memory: apply_pipeline copies it
+// into a buffer, of at most this many bytes; a larger one is Error(Usage), before allocating.
+constexpr std::int64_t kMaxIntermediateBytes = std::int64_t{1} << 30;
+
 Result apply_pipeline(const Pipeline& pipeline, const std::byte* data, const View& input);
 
 }  // namespace tslice

@@ -11,6 +11,11 @@
 
 namespace tslice {
 
+// The most axes an array may have: the input, every step's result and the output. numpy 1.24's
+// NPY_MAXDIMS: np.load refuses a file with more ("maximum supported dimension for an ndarray is
+// 32"), and indexing refuses a result with more. It also bounds the recursion of printing.
+constexpr std::size_t kMaxRank = 32;
+
 // Element (i0, i1, ...) of the view lives at byte
 //   byte_offset + i0 * byte_strides[0] + i1 * byte_strides[1] + ...
 // from the start of the input's data. Strides may be negative or zero (a new axis).

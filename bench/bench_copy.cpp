@@ -1,0 +1,879 @@
+// tslice_bench: the in-process half of scripts/bench.sh (how to run it and what it prints: the
+// comment at the top of that script). The cases are in bench/cases.hpp.
+//
+//   tslice_bench generate DIR [--quick]   writes the inputs into DIR; a file already there with
+//                                         the right header and size is kept
+//   tslice_bench list DIR [--quick]       the whole-process jobs for bench/whole_process.py, one
+//                                         per line, tab-separated
+//   tslice_bench run DIR [--quick] [--reps N] [--threads N] [--python PATH] [--only TEXT]
+//                                         the in-process table, one row per case
+//
+// Per case, in rounds so that a noisy machine slows every column alike: tslice's copy_view
+// into a preallocated buffer on one thread and on --threads threads (copy_view_parallel over a
+// WorkerPool, as app/main.cpp copies), memcpy of the output bytes, memcpy of the bytes read
+// (every 64-byte line the slice touches, counted once), xtensor view assignment into a
+// preallocated xt::xtensor, and numpy (bench/numpy_copy.py in its own /usr/bin/python3
+// process). Times are medians.
+//
+// Every copy is checked, in quick mode too: tslice's output (one thread and all threads, each
+// into a poisoned buffer) and xtensor's must equal a plain element-by-element reference
+// computed here from the plan's numbers (not through copy_view), and numpy's result must have
+// the same shape and the same sampled byte sum. A difference or an error exits 1; a missed
+// target never does.
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xnoalias.hpp>
+#include <xtensor/xtensor.hpp>
+#include <xtensor/xview.hpp>
+
+#include "cases.hpp"
+#include "tslice/copy.hpp"
+#include "tslice/error.hpp"
+#include "tslice/gather.hpp"
+#include "tslice/npy.hpp"
+#include "tslice/parallel.hpp"
+#include "tslice/plan.hpp"
+
+#ifndef TSLICE_BENCH_SOURCE_DIR
+#define TSLICE_BENCH_SOURCE_DIR "bench"
+#endif
+
+namespace {
+
+using tslice::View;
+using tslice::bench::CaseSpec;
+using tslice::bench::InputSpec;
+using tslice::bench::Kind;
+
+[[noreturn]] void die(const std::string& message) {
+    std::fprintf(stderr, "tslice_bench: %s\n", message.c_str());
+    std::exit(1);
+}
+
+struct Options {
+    std::string command;
+    std::string dir;
+    bool quick = false;
+    int reps = 0;  // 0: 7 (full) or 5 (quick)
+    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    std::string python = "/usr/bin/python3";
+    std::string only;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+std::int64_t product(const std::vector<std::int64_t>& shape) {
+    std::int64_t n = 1;
+    for (auto d : shape) n *= d;
+    return n;
+}
+
+const InputSpec& input_spec(const std::string& name) {
+    for (const auto& spec : tslice::bench::inputs())
+        if (name == spec.name) return spec;
+    die("no input named " + name);
+}
+
+std::string path_of(const Options& options, const std::string& name) { return options.dir + "/" + name + ".npy"; }
+
+const std::vector<std::int64_t>& shape_of(const InputSpec& spec, bool quick) { return quick ? spec.quick : spec.full; }
+
+std::string label_of(const CaseSpec& spec, std::int64_t index_count) {
+    if (spec.kind == Kind::GatherRows) return std::string(spec.input) + " take " + std::to_string(index_count) + " rows";
+    if (spec.kind == Kind::GatherColumns)
+        return std::string(spec.input) + " take " + std::to_string(index_count) + " cols";
+    return std::string(spec.input) + " " + spec.expr;
+}
+
+std::string shell_quote(const std::string& text) {
+    std::string quoted = "'";
+    for (char c : text) {
+        if (c == '\'')
+            quoted += "'\\''";
+        else
+            quoted += c;
+    }
+    return quoted + "'";
+}
+
+std::uint64_t splitmix64(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+std::uint64_t seed_of(const char* name) {  // FNV-1a: the same data on every machine
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char* p = name; *p; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 0x100000001b3ULL;
+    return h;
+}
+
+// A buffer for the copies: 2 MiB aligned and marked for transparent huge pages (as numpy
+// does for large arrays), every page faulted in before anything is timed.
+class Buffer {
+public:
+    Buffer() = default;
+    explicit Buffer(std::size_t size) : size_(size) {
+        constexpr std::size_t kHuge = std::size_t{2} << 20;
+        const std::size_t rounded = std::max(kHuge, (size + kHuge - 1) / kHuge * kHuge);
+        void* p = std::aligned_alloc(kHuge, rounded);
+        if (p == nullptr) die("out of memory allocating " + std::to_string(size) + " bytes");
+        ::madvise(p, rounded, MADV_HUGEPAGE);
+        std::memset(p, 0, rounded);
+        data_.reset(static_cast<std::byte*>(p));
+    }
+    std::byte* data() const { return data_.get(); }
+    std::size_t size() const { return size_; }
+
+private:
+    struct Free {
+        void operator()(std::byte* p) const { std::free(p); }
+    };
+    std::unique_ptr<std::byte, Free> data_;
+    std::size_t size_ = 0;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double median(std::vector<double> values) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// generate
+
+void write_all(int fd, const void* data, std::size_t size, const std::string& path) {
+    const char* p = static_cast<const char*>(data);
+    while (size > 0) {
+        const ssize_t n = ::write(fd, p, std::min<std::size_t>(size, std::size_t{1} << 30));
+        if (n < 0) die("cannot write " + path + ": " + std::strerror(errno));
+        p += n;
+        size -= static_cast<std::size_t>(n);
+    }
+}
+
+bool already_there(const std::string& path, const tslice::DType& dtype, const std::vector<std::int64_t>& shape) {
+    try {
+        const tslice::NpyHeader header = tslice::NpyArray::read_header(path);
+        struct stat st {};
+        if (::stat(path.c_str(), &st) != 0) return false;
+        return header.shape == shape && header.dtype == dtype && !header.fortran_order &&
+               static_cast<std::size_t>(st.st_size) == header.data_offset + header.data_bytes();
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+// Writes DIR/name.npy through a temporary file, `fill` producing `count` elements from
+// element `first` into a chunk.
+void write_npy_file(const std::string& path, const char* descr, const std::vector<std::int64_t>& shape,
+                    const std::function<void(std::byte*, std::int64_t, std::int64_t)>& fill) {
+    const tslice::DType dtype = tslice::parse_dtype_descr(descr);
+    if (already_there(path, dtype, shape)) return;
+    const auto start = std::chrono::steady_clock::now();
+    const std::string temporary = path + ".partial";
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0) die("cannot create " + temporary + ": " + std::strerror(errno));
+    const std::string header = tslice::make_npy_header(dtype, shape);
+    write_all(fd, header.data(), header.size(), temporary);
+    const std::int64_t total = product(shape);
+    const std::int64_t chunk = std::max<std::int64_t>(1, (std::int64_t{64} << 20) / static_cast<std::int64_t>(dtype.itemsize));
+    std::vector<std::byte> buffer(static_cast<std::size_t>(std::min(chunk, total)) * dtype.itemsize);
+    for (std::int64_t first = 0; first < total; first += chunk) {
+        const std::int64_t count = std::min(chunk, total - first);
+        fill(buffer.data(), first, count);
+        write_all(fd, buffer.data(), static_cast<std::size_t>(count) * dtype.itemsize, temporary);
+    }
+    if (::close(fd) != 0) die("cannot write " + temporary + ": " + std::strerror(errno));
+    if (::rename(temporary.c_str(), path.c_str()) != 0) die("cannot rename " + temporary + ": " + std::strerror(errno));
+    std::fprintf(stderr, "tslice_bench: wrote %s (%.1f MiB) in %.1f s\n", path.c_str(),
+                 static_cast<double>(total) * static_cast<double>(dtype.itemsize) / (1 << 20), seconds_since(start));
+}
+
+// Data values: a hash of the element index, so that every misplaced element shows. Floats
+// are whole numbers (exact, never NaN); integers take the hash's low bits.
+void generate(const Options& options) {
+    ::mkdir(options.dir.c_str(), 0777);
+    for (const auto& spec : tslice::bench::inputs()) {
+        const std::uint64_t seed = seed_of(spec.name);
+        const std::string kind = spec.descr;
+        write_npy_file(path_of(options, spec.name), spec.descr, shape_of(spec, options.quick),
+                       [&](std::byte* dst, std::int64_t first, std::int64_t count) {
+                           for (std::int64_t i = 0; i < count; ++i) {
+                               const std::uint64_t h = splitmix64(seed + static_cast<std::uint64_t>(first + i));
+                               if (kind == "'<f4'") {
+                                   const float v = static_cast<float>(h >> 40);
+                                   std::memcpy(dst + i * 4, &v, 4);
+                               } else if (kind == "'<f8'") {
+                                   const double v = static_cast<double>(h >> 11);
+                                   std::memcpy(dst + i * 8, &v, 8);
+                               } else if (kind == "'|u1'") {
+                                   dst[i] = static_cast<std::byte>(h);
+                               } else {
+                                   die("no generator for " + kind);
+                               }
+                           }
+                       });
+    }
+    for (const auto& spec : tslice::bench::indices_files()) {
+        // The bound: the gathered axis of the data file of the case that uses these indices.
+        std::int64_t bound = 0;
+        for (const auto& c : tslice::bench::cases())
+            if (spec.name == std::string(c.indices))
+                bound = shape_of(input_spec(c.input), options.quick)[static_cast<std::size_t>(c.gather_axis)];
+        if (bound <= 0) die(std::string("no case uses the indices ") + spec.name);
+        const std::uint64_t seed = seed_of(spec.name);
+        const std::int64_t count = options.quick ? spec.quick_count : spec.full_count;
+        write_npy_file(path_of(options, spec.name), "'<i8'", {count},
+                       [&](std::byte* dst, std::int64_t first, std::int64_t n) {
+                           for (std::int64_t i = 0; i < n; ++i) {
+                               const auto v = static_cast<std::int64_t>(
+                                   splitmix64(seed + static_cast<std::uint64_t>(first + i)) %
+                                   static_cast<std::uint64_t>(bound));
+                               std::memcpy(dst + i * 8, &v, 8);
+                           }
+                       });
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning a case
+
+std::vector<std::int64_t> read_indices(const std::string& path) {
+    const tslice::NpyArray array = tslice::NpyArray::open(path);
+    if (array.header().dtype.type_string != "<i8" || array.header().shape.size() != 1)
+        die(path + ": expected a 1-d '<i8' array");
+    std::vector<std::int64_t> values(static_cast<std::size_t>(array.header().element_count()));
+    std::memcpy(values.data(), array.data(), values.size() * 8);
+    return values;
+}
+
+struct Planned {
+    View view;                            // the result as a view of the input data
+    std::optional<tslice::SlicePlan> slice;  // slices
+    std::vector<std::int64_t> indices;    // gathers
+    std::vector<std::int64_t> out_shape;
+};
+
+Planned plan_case(const Options& options, const CaseSpec& spec, const std::vector<std::int64_t>& input_shape,
+                  const View& input_view) {
+    Planned planned;
+    if (spec.kind == Kind::GatherRows || spec.kind == Kind::GatherColumns) {
+        planned.indices = read_indices(path_of(options, spec.indices));
+        tslice::GatherSpec gather;
+        gather.indices = tslice::IntArray{{static_cast<std::int64_t>(planned.indices.size())}, planned.indices};
+        gather.axis = spec.gather_axis;
+        const tslice::GatherPlan plan = tslice::plan_gather(gather, input_shape, "bench");
+        planned.view = tslice::apply_gather(plan, input_view);
+        planned.out_shape = plan.output_shape();
+    } else {
+        const tslice::IndexExpr expr = tslice::parse_index_expr(spec.expr);
+        planned.slice = tslice::plan_index(expr, input_shape);
+        planned.view = tslice::apply_plan(*planned.slice, input_view);
+        planned.out_shape = planned.slice->output_shape();
+    }
+    if (planned.view.shape != planned.out_shape) die(std::string("view and plan disagree on the shape of ") + spec.expr);
+    return planned;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference: element by element from the plan's numbers, never through copy_view.
+
+template <std::size_t Size>
+void reference_rows(const std::byte* in, std::size_t itemsize, const std::vector<std::int64_t>& length,
+                    const std::vector<std::int64_t>& step, std::int64_t base, std::byte* out) {
+    const std::size_t rank = length.size();
+    const std::size_t size = Size ? Size : itemsize;
+    if (rank == 0) {
+        std::memcpy(out, in + base * static_cast<std::int64_t>(size), size);
+        return;
+    }
+    std::vector<std::int64_t> index(rank, 0);
+    std::int64_t row = base;  // element offset of the current row's first element
+    const std::int64_t inner = length[rank - 1], inner_step = step[rank - 1];
+    for (;;) {
+        std::int64_t element = row;
+        for (std::int64_t i = 0; i < inner; ++i, element += inner_step, out += size)
+            std::memcpy(out, in + element * static_cast<std::int64_t>(size), Size ? Size : size);
+        std::size_t axis = rank - 1;
+        for (;;) {
+            if (axis == 0) return;
+            --axis;
+            row += step[axis];
+            if (++index[axis] < length[axis]) break;
+            row -= index[axis] * step[axis];
+            index[axis] = 0;
+        }
+    }
+}
+
+void reference_slice(const std::byte* in, const tslice::SlicePlan& plan, std::size_t itemsize, std::byte* out) {
+    const auto& shape = plan.input_shape;
+    std::vector<std::int64_t> stride(shape.size(), 1);  // C order, in elements
+    for (std::size_t k = shape.size(); k-- > 1;) stride[k - 1] = stride[k] * shape[k];
+    std::int64_t base = 0;
+    for (const auto& shrunk : plan.shrunk) base += shrunk.index * stride[static_cast<std::size_t>(shrunk.source_axis)];
+    std::vector<std::int64_t> length, step;
+    for (const auto& axis : plan.axes) {
+        length.push_back(axis.length);
+        if (axis.source_axis < 0) {
+            step.push_back(0);
+        } else {
+            base += axis.start * stride[static_cast<std::size_t>(axis.source_axis)];
+            step.push_back(axis.step * stride[static_cast<std::size_t>(axis.source_axis)]);
+        }
+    }
+    if (product(length) == 0) return;
+    switch (itemsize) {
+        case 1: return reference_rows<1>(in, itemsize, length, step, base, out);
+        case 4: return reference_rows<4>(in, itemsize, length, step, base, out);
+        case 8: return reference_rows<8>(in, itemsize, length, step, base, out);
+        default: return reference_rows<0>(in, itemsize, length, step, base, out);
+    }
+}
+
+// out[i, j] of a gather of a 2-d C-order input along `axis` (0: rows, 1: columns).
+void reference_gather(const std::byte* in, const std::vector<std::int64_t>& shape, std::size_t itemsize, int axis,
+                      const std::vector<std::int64_t>& indices, std::byte* out) {
+    if (shape.size() != 2) die("the gather reference is for 2-d inputs");
+    const auto rows = shape[0], columns = shape[1];
+    const auto item = static_cast<std::int64_t>(itemsize);
+    if (axis == 0) {
+        for (const auto row : indices) {
+            std::memcpy(out, in + row * columns * item, static_cast<std::size_t>(columns * item));
+            out += columns * item;
+        }
+    } else {
+        for (std::int64_t row = 0; row < rows; ++row)
+            for (const auto column : indices) {
+                std::memcpy(out, in + (row * columns + column) * item, itemsize);
+                out += item;
+            }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bytes a copy must read: every 64-byte line of the input it touches, counted once.
+
+std::int64_t bytes_read(const View& view, std::size_t input_bytes) {
+    const View layout = tslice::normalise(view);
+    if (layout.element_count() == 0) return 0;
+    std::vector<std::uint64_t> bits(input_bytes / 64 / 64 + 2, 0);
+    const auto item = static_cast<std::int64_t>(layout.itemsize);
+    auto mark = [&](std::int64_t lo, std::int64_t hi) {  // bytes [lo, hi)
+        for (std::int64_t line = lo / 64; line <= (hi - 1) / 64; ++line)
+            bits[static_cast<std::size_t>(line) / 64] |= std::uint64_t{1} << (line % 64);
+    };
+    const std::int64_t* table = layout.has_table() ? layout.table->data() + layout.table_offset : nullptr;
+    const std::size_t rank = layout.rank();
+    if (rank == 0) {
+        const std::int64_t entry = table ? table[0] : 0;
+        if (entry != View::kZeroElement) mark(layout.byte_offset + entry, layout.byte_offset + entry + item);
+    } else {
+        const std::int64_t n = layout.shape[rank - 1], s = layout.byte_strides[rank - 1];
+        const std::int64_t ts = table ? layout.table_strides[rank - 1] : 0;
+        std::vector<std::int64_t> index(rank, 0);
+        std::int64_t row_offset = 0, row_table = 0;
+        for (;;) {
+            if (table && ts != 0) {
+                for (std::int64_t i = 0; i < n; ++i) {
+                    const std::int64_t entry = table[row_table + i * ts];
+                    if (entry == View::kZeroElement) continue;
+                    const std::int64_t at = layout.byte_offset + row_offset + i * s + entry;
+                    mark(at, at + item);
+                }
+            } else {
+                const std::int64_t entry = table ? table[row_table] : 0;
+                if (entry != View::kZeroElement) {
+                    const std::int64_t start = layout.byte_offset + row_offset + entry;
+                    if (std::abs(s) < 64) {  // every line between the first and last element
+                        const std::int64_t last = start + (n - 1) * s;
+                        mark(std::min(start, last), std::max(start, last) + item);
+                    } else {
+                        for (std::int64_t i = 0; i < n; ++i) mark(start + i * s, start + i * s + item);
+                    }
+                }
+            }
+            std::size_t axis = rank - 1;
+            bool done = false;
+            for (;;) {
+                if (axis == 0) {
+                    done = true;
+                    break;
+                }
+                --axis;
+                row_offset += layout.byte_strides[axis];
+                if (table) row_table += layout.table_strides[axis];
+                if (++index[axis] < layout.shape[axis]) break;
+                row_offset -= index[axis] * layout.byte_strides[axis];
+                if (table) row_table -= index[axis] * layout.table_strides[axis];
+                index[axis] = 0;
+            }
+            if (done) break;
+        }
+    }
+    std::int64_t lines = 0;
+    for (const auto word : bits) lines += std::popcount(word);
+    return lines * 64;
+}
+
+// ---------------------------------------------------------------------------------------------
+// tslice on all cores: the library's copy_view_parallel over a WorkerPool that lives for the
+// whole case, as app/main.cpp copies each chunk of a result.
+
+// ---------------------------------------------------------------------------------------------
+// xtensor: xt::adapt over the input, xt::view with xt::range / xt::keep, assigned with
+// xt::noalias into a preallocated xt::xtensor (what a user of xtensor writes).
+
+struct XtRunner {
+    std::function<void()> run;
+    std::function<const std::byte*()> data;
+    std::function<std::size_t()> bytes;
+};
+
+template <class T, std::size_t InRank, std::size_t OutRank, class ViewOf>
+XtRunner make_xt(const std::byte* in, const std::vector<std::int64_t>& in_shape,
+                 const std::vector<std::int64_t>& out_shape, ViewOf view_of) {
+    std::array<std::size_t, InRank> ish{};
+    std::size_t n = 1;
+    for (std::size_t k = 0; k < InRank; ++k) n *= ish[k] = static_cast<std::size_t>(in_shape[k]);
+    std::array<std::size_t, OutRank> osh{};
+    for (std::size_t k = 0; k < OutRank; ++k) osh[k] = static_cast<std::size_t>(out_shape[k]);
+    auto out = std::make_shared<xt::xtensor<T, OutRank>>(osh);
+    std::memset(static_cast<void*>(out->data()), 0, out->size() * sizeof(T));  // fault the pages in
+    T* p = reinterpret_cast<T*>(const_cast<std::byte*>(in));
+    auto a = xt::adapt(p, n, xt::no_ownership(), ish);
+    XtRunner runner;
+    runner.run = [a, out, view_of]() mutable { xt::noalias(*out) = view_of(a); };
+    runner.data = [out] { return reinterpret_cast<const std::byte*>(out->data()); };
+    runner.bytes = [out] { return out->size() * sizeof(T); };
+    return runner;
+}
+
+template <class T>
+std::optional<XtRunner> xt_reversed_inner(const std::byte* in, const std::vector<std::int64_t>& in_shape,
+                                          const std::vector<std::int64_t>& out_shape) {
+    using namespace xt::placeholders;
+    return make_xt<T, 3, 3>(in, in_shape, out_shape,
+                            [](auto& a) { return xt::view(a, xt::all(), xt::all(), xt::range(_, _, -1)); });
+}
+
+std::optional<XtRunner> xtensor_runner(const CaseSpec& spec, const std::byte* in, std::size_t itemsize,
+                                       const std::vector<std::int64_t>& in_shape,
+                                       const std::vector<std::int64_t>& out_shape,
+                                       const std::vector<std::int64_t>& indices) {
+    using namespace xt::placeholders;
+    const std::string expr = spec.expr;
+    if (spec.kind == Kind::GatherRows || spec.kind == Kind::GatherColumns) {
+        if (itemsize != 4) return std::nullopt;
+        const std::vector<std::size_t> keep(indices.begin(), indices.end());
+        if (spec.kind == Kind::GatherRows)
+            return make_xt<float, 2, 2>(in, in_shape, out_shape,
+                                        [keep](auto& a) { return xt::view(a, xt::keep(keep), xt::all()); });
+        return make_xt<float, 2, 2>(in, in_shape, out_shape,
+                                    [keep](auto& a) { return xt::view(a, xt::all(), xt::keep(keep)); });
+    }
+    if (in_shape.size() != 3) return std::nullopt;
+    if (expr == "[:, :, ::-1]") {
+        switch (itemsize) {
+            case 1: return xt_reversed_inner<std::uint8_t>(in, in_shape, out_shape);
+            case 4: return xt_reversed_inner<float>(in, in_shape, out_shape);
+            case 8: return xt_reversed_inner<double>(in, in_shape, out_shape);
+            default: return std::nullopt;
+        }
+    }
+    if (itemsize != 4) return std::nullopt;
+    const auto n0 = static_cast<std::ptrdiff_t>(in_shape[0]);
+    if (expr == "[1:-1, :, :]")
+        return make_xt<float, 3, 3>(in, in_shape, out_shape, [n0](auto& a) {
+            return xt::view(a, xt::range(1, n0 - 1), xt::all(), xt::all());
+        });
+    if (expr == "[:, 100:900, 100:900]")
+        return make_xt<float, 3, 3>(in, in_shape, out_shape, [](auto& a) {
+            return xt::view(a, xt::all(), xt::range(100, 900), xt::range(100, 900));
+        });
+    if (expr == "[:, :, ::2]")
+        return make_xt<float, 3, 3>(in, in_shape, out_shape,
+                                    [](auto& a) { return xt::view(a, xt::all(), xt::all(), xt::range(_, _, 2)); });
+    if (expr == "[::-1, ::-1, ::-1]")
+        return make_xt<float, 3, 3>(in, in_shape, out_shape, [](auto& a) {
+            return xt::view(a, xt::range(_, _, -1), xt::range(_, _, -1), xt::range(_, _, -1));
+        });
+    if (expr == "[..., 5]")
+        return make_xt<float, 3, 2>(in, in_shape, out_shape,
+                                    [](auto& a) { return xt::view(a, xt::all(), xt::all(), 5); });
+    if (expr == "[:, ::3, 1::4]")
+        return make_xt<float, 3, 3>(in, in_shape, out_shape, [](auto& a) {
+            return xt::view(a, xt::all(), xt::range(_, _, 3), xt::range(1, _, 4));
+        });
+    return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// numpy, in its own process
+
+constexpr std::size_t kSampleStride = 4093;
+
+std::uint64_t sample_sum(const std::byte* data, std::size_t bytes) {
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < bytes; i += kSampleStride) sum += static_cast<std::uint8_t>(data[i]);
+    return sum;
+}
+
+struct NumpyResult {
+    double median = 0;
+    std::vector<std::int64_t> shape;
+    std::uint64_t sample_sum = 0;
+    std::string method;
+};
+
+NumpyResult run_numpy(const Options& options, const CaseSpec& spec, int reps) {
+    std::string command = shell_quote(options.python) + " " +
+                          shell_quote(std::string(TSLICE_BENCH_SOURCE_DIR) + "/numpy_copy.py") + " --file " +
+                          shell_quote(path_of(options, spec.input)) + " --reps " + std::to_string(reps) +
+                          " --sample-stride " + std::to_string(kSampleStride);
+    if (spec.kind == Kind::GatherRows || spec.kind == Kind::GatherColumns)
+        command += " --indices " + shell_quote(path_of(options, spec.indices)) + " --axis " +
+                   std::to_string(spec.gather_axis);
+    else
+        command += " --expr " + shell_quote(spec.expr);
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) die("cannot run " + command);
+    std::string text;
+    char buffer[4096];
+    while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
+    const int status = ::pclose(pipe);
+    if (status != 0) die("numpy failed (status " + std::to_string(status) + "): " + command);
+    try {
+        const auto json = nlohmann::json::parse(text);
+        NumpyResult result;
+        result.median = json.at("median").get<double>();
+        result.shape = json.at("shape").get<std::vector<std::int64_t>>();
+        result.sample_sum = json.at("sample_sum").get<std::uint64_t>();
+        result.method = json.at("method").get<std::string>();
+        return result;
+    } catch (const std::exception& error) {
+        die("cannot read numpy's answer '" + text + "': " + error.what());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// run
+
+struct Input {
+    std::string name;
+    tslice::NpyHeader header;
+    View view;
+    Buffer data;
+};
+
+// Copies the file's data into anonymous memory, as np.load does, so every contender reads
+// the same memory and the page cache mapping is out of the picture.
+std::unique_ptr<Input> load_input(const Options& options, const std::string& name) {
+    const auto start = std::chrono::steady_clock::now();
+    auto input = std::make_unique<Input>();
+    const tslice::NpyArray array = tslice::NpyArray::open(path_of(options, name));
+    input->name = name;
+    input->header = array.header();
+    input->view = array.view();
+    input->data = Buffer(array.header().data_bytes());
+    std::memcpy(input->data.data(), array.data(), array.header().data_bytes());
+    if (const double took = seconds_since(start); took > 1)
+        std::fprintf(stderr, "tslice_bench: loaded %s in %.1f s\n", name.c_str(), took);
+    return input;
+}
+
+struct Target {
+    const char* op;  // "<=" or ">="
+    double bound;
+    bool applies = false;
+};
+
+struct Tally {
+    int pass = 0, miss = 0;
+};
+
+std::string ratio_cell(double value, const Target& target, Tally& tally) {
+    char text[64];
+    if (!(value > 0) || !std::isfinite(value)) return "n/a";
+    if (!target.applies) {
+        std::snprintf(text, sizeof text, "%.2f", value);
+        return text;
+    }
+    const bool pass = target.op[0] == '<' ? value <= target.bound : value >= target.bound;
+    (pass ? tally.pass : tally.miss) += 1;
+    std::snprintf(text, sizeof text, "%.2f %s%g %s", value, target.op, target.bound, pass ? "PASS" : "MISS");
+    return text;
+}
+
+std::string ms_cell(double seconds) {
+    if (!(seconds > 0)) return "n/a";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", seconds * 1e3);
+    return text;
+}
+
+int run(const Options& options) {
+    const int reps = options.reps > 0 ? options.reps : (options.quick ? 5 : 7);
+    const char* kernel = std::getenv("TSLICE_KERNEL");
+    std::printf("in-process copy (median of %d; times in ms; %u threads for 'all'; TSLICE_KERNEL=%s)%s\n", reps,
+                options.threads, kernel ? kernel : "(unset)",
+                options.quick ? "\nquick mode: sizes are 1/64 of the full ones and fit in cache; the numbers mean "
+                                "nothing and a MISS does not fail"
+                              : "");
+    std::printf("  memcpy read: one memcpy of as many bytes as the 64-byte lines the copy touches; numpy: "
+                "np.copyto(out, a[expr]), np.take(a, idx, axis, out=out) for gathers\n");
+    std::printf("%-24s %8s %8s | %8s %8s %8s %8s %8s %8s | %-17s %-17s %-16s %-16s | %s\n", "case", "out MiB",
+                "read MiB", "tslice1", "tsliceN", "mc out", "mc read", "xtensor", "numpy", "1T/memcpy-out",
+                "1T/memcpy-read", "numpy/1T", "1T/allT", "check");
+    std::fflush(stdout);
+
+    Tally tally;
+    int failures = 0, checked = 0;
+    std::unique_ptr<Input> input;
+    for (const CaseSpec& spec : tslice::bench::cases()) {
+        const bool gather = spec.kind == Kind::GatherRows || spec.kind == Kind::GatherColumns;
+        if (!options.only.empty()) {
+            const std::string text = std::string(spec.input) + " " + (gather ? "take" : spec.expr);
+            if (text.find(options.only) == std::string::npos) continue;
+        }
+        if (!input || input->name != spec.input) {
+            input.reset();
+            input = load_input(options, spec.input);
+        }
+        const std::size_t itemsize = input->header.dtype.itemsize;
+        const Planned planned = plan_case(options, spec, input->header.shape, input->view);
+        const std::string label = label_of(spec, static_cast<std::int64_t>(planned.indices.size()));
+        const std::int64_t count = planned.view.element_count();
+        const auto out_bytes = static_cast<std::size_t>(count) * itemsize;
+        const std::size_t in_bytes = input->header.data_bytes();
+        const auto read = static_cast<std::size_t>(bytes_read(planned.view, in_bytes));
+        const std::byte* src = input->data.data();
+
+        Buffer out(out_bytes), reference(out_bytes), read_target(read);
+        if (planned.slice)
+            reference_slice(src, *planned.slice, itemsize, reference.data());
+        else
+            reference_gather(src, input->header.shape, itemsize, spec.gather_axis, planned.indices, reference.data());
+        const std::uint64_t reference_sample = sample_sum(reference.data(), out_bytes);
+        std::optional<XtRunner> xt =
+            xtensor_runner(spec, src, itemsize, input->header.shape, planned.out_shape, planned.indices);
+        const bool has_xt = xt.has_value();
+
+        // Checks, before anything is timed: each copy into a poisoned buffer.
+        std::string check;
+        auto verify = [&](const char* who, const std::byte* data, std::size_t bytes) {
+            if (bytes != out_bytes || std::memcmp(data, reference.data(), out_bytes) != 0) {
+                check += std::string(check.empty() ? "" : ", ") + who + " DIFFERS";
+                ++failures;
+            }
+        };
+        std::memset(out.data(), 0xA5, out_bytes);
+        tslice::copy_view(src, planned.view, out.data(), 0, count);
+        verify("tslice 1T", out.data(), out_bytes);
+        std::memset(out.data(), 0x5A, out_bytes);
+        tslice::WorkerPool pool(options.threads);
+        tslice::copy_view_parallel(pool, src, planned.view, out.data(), 0, count);
+        verify("tslice allT", out.data(), out_bytes);
+        double xt_first = 0;
+        if (xt) {
+            const auto start = std::chrono::steady_clock::now();
+            xt->run();
+            xt_first = seconds_since(start);
+            verify("xtensor", xt->data(), xt->bytes());
+        }
+
+        // Timed rounds; xtensor, often 10-30x slower, gets 3 rounds when it is slow.
+        const int xt_reps = xt_first > 1.0 ? std::min(reps, 3) : reps;
+        std::vector<double> t1, tn, mc_out, mc_read, txt;
+        auto time = [](std::vector<double>& into, auto&& fn) {
+            const auto start = std::chrono::steady_clock::now();
+            fn();
+            into.push_back(seconds_since(start));
+        };
+        for (int round = 0; round < reps; ++round) {
+            time(t1, [&] { tslice::copy_view(src, planned.view, out.data(), 0, count); });
+            time(tn, [&] { tslice::copy_view_parallel(pool, src, planned.view, out.data(), 0, count); });
+            time(mc_out, [&] { std::memcpy(out.data(), src, out_bytes); });
+            time(mc_read, [&] { std::memcpy(read_target.data(), src, read); });
+            if (xt && round < xt_reps) time(txt, [&] { xt->run(); });
+        }
+        // Once more after the timing, so a copy that only goes wrong when warm shows too.
+        std::memset(out.data(), 0xA5, out_bytes);
+        tslice::copy_view(src, planned.view, out.data(), 0, count);
+        verify("tslice 1T (warm)", out.data(), out_bytes);
+
+        // numpy in its own process, with this process's large buffers freed.
+        out = Buffer();
+        reference = Buffer();
+        read_target = Buffer();
+        xt.reset();
+        const NumpyResult numpy = run_numpy(options, spec, reps);
+        if (numpy.shape != planned.out_shape) {
+            check += std::string(check.empty() ? "" : ", ") + "numpy shape " + tslice::format_shape(numpy.shape);
+            ++failures;
+        } else if (numpy.sample_sum != reference_sample) {
+            check += std::string(check.empty() ? "" : ", ") + "numpy DIFFERS";
+            ++failures;
+        }
+        if (check.empty()) check = "ok";
+        ++checked;
+
+        const double m1 = median(t1), mn = median(tn), mo = median(mc_out), mr = median(mc_read), mx = median(txt),
+                     mp = numpy.median;
+        const bool reversed_or_stepped = spec.kind == Kind::Reversed || spec.kind == Kind::Stepped;
+        const bool large = out_bytes * 16 >= in_bytes;  // >= 64 MiB of a 1 GiB input
+        const Target out_target{"<=",
+                                spec.kind == Kind::Contiguous   ? 1.05
+                                : spec.kind == Kind::Reversed   ? 1.3
+                                : spec.kind == Kind::GatherRows ? 1.1
+                                                                : 0,
+                                spec.kind == Kind::Contiguous || spec.kind == Kind::Reversed ||
+                                    spec.kind == Kind::GatherRows};
+        const Target read_target_check{"<=", 1.2, spec.kind == Kind::Stepped};
+        const Target numpy_target{">=", reversed_or_stepped ? 2.0 : 1.0, true};
+        const Target threads_target{">=", 1.6, large && options.threads > 1};
+        std::printf("%-24s %8.1f %8.1f | %8s %8s %8s %8s %8s %8s | %-17s %-17s %-16s %-16s | %s\n", label.c_str(),
+                    static_cast<double>(out_bytes) / (1 << 20), static_cast<double>(read) / (1 << 20),
+                    ms_cell(m1).c_str(), ms_cell(mn).c_str(), ms_cell(mo).c_str(), ms_cell(mr).c_str(),
+                    has_xt ? ms_cell(mx).c_str() : "n/a",
+                    ms_cell(mp).c_str(), ratio_cell(m1 / mo, out_target, tally).c_str(),
+                    ratio_cell(m1 / mr, read_target_check, tally).c_str(),
+                    ratio_cell(mp / m1, numpy_target, tally).c_str(),
+                    ratio_cell(m1 / mn, threads_target, tally).c_str(), check.c_str());
+        std::fflush(stdout);
+    }
+    std::printf("in-process targets: %d PASS, %d MISS%s; copies checked in %d cases: %s\n", tally.pass, tally.miss,
+                options.quick ? " (quick mode: not judged)" : "", checked,
+                failures ? (std::to_string(failures) + " DIFFER").c_str() : "all equal to the reference");
+    return failures ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// list: the whole-process jobs, tab-separated:
+//   kind  label  input  tslice-args(JSON list)  numpy-index  result-bytes  output-file-bytes  input-bytes
+// kind is "case" (the table's cases), "small" (the 1 KiB file) or "shape" (--shape).
+
+void list(const Options& options) {
+    auto emit = [&](const char* kind, const std::string& label, const std::string& input,
+                    const std::vector<std::string>& args, const std::string& numpy_index,
+                    const std::vector<std::int64_t>& out_shape) {
+        const tslice::NpyHeader header = tslice::NpyArray::read_header(input);
+        const auto result = static_cast<std::size_t>(product(out_shape)) * header.dtype.itemsize;
+        const std::size_t file = tslice::make_npy_header(header.dtype, out_shape).size() + result;
+        std::printf("%s\t%s\t%s\t%s\t%s\t%zu\t%zu\t%zu\n", kind, label.c_str(), input.c_str(),
+                    nlohmann::json(args).dump().c_str(), numpy_index.c_str(), result, file, header.data_bytes());
+    };
+    for (const CaseSpec& spec : tslice::bench::cases()) {
+        const std::string input = path_of(options, spec.input);
+        const tslice::NpyHeader header = tslice::NpyArray::read_header(input);
+        if (spec.kind == Kind::GatherRows || spec.kind == Kind::GatherColumns) {
+            const std::string indices = path_of(options, spec.indices);
+            const tslice::NpyHeader index_header = tslice::NpyArray::read_header(indices);
+            std::vector<std::int64_t> out_shape = header.shape;
+            out_shape[static_cast<std::size_t>(spec.gather_axis)] = index_header.shape.at(0);
+            const std::string op = nlohmann::json{{"op", "gather"}, {"indices", indices}, {"axis", spec.gather_axis}}.dump();
+            const std::string load = "np.load(" + nlohmann::json(indices).dump() + ")";
+            emit("case", label_of(spec, index_header.shape.at(0)), input, {"--op", op},
+                 spec.gather_axis == 0 ? "[" + load + "]" : "[:, " + load + "]", out_shape);
+        } else {
+            const auto plan = tslice::plan_index(tslice::parse_index_expr(spec.expr), header.shape);
+            emit("case", label_of(spec, 0), input, {spec.expr}, spec.expr, plan.output_shape());
+        }
+    }
+    {
+        const std::string input = path_of(options, tslice::bench::kSmallInput);
+        const auto shape = tslice::NpyArray::read_header(input).shape;
+        const auto plan = tslice::plan_index(tslice::parse_index_expr(tslice::bench::kSmallExpr), shape);
+        emit("small", std::string(tslice::bench::kSmallInput) + " " + tslice::bench::kSmallExpr, input,
+             {tslice::bench::kSmallExpr}, tslice::bench::kSmallExpr, plan.output_shape());
+    }
+    {
+        const std::string input = path_of(options, tslice::bench::kShapeInput);
+        const auto shape = tslice::NpyArray::read_header(input).shape;
+        const auto plan = tslice::plan_index(tslice::parse_index_expr(tslice::bench::kShapeExpr), shape);
+        emit("shape", std::string(tslice::bench::kShapeInput) + " " + tslice::bench::kShapeExpr + " --shape", input,
+             {tslice::bench::kShapeExpr, "--shape"}, tslice::bench::kShapeExpr, plan.output_shape());
+    }
+}
+
+Options parse(int argc, char** argv) {
+    Options options;
+    std::vector<std::string> positional;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) die(arg + " needs a value");
+            return argv[++i];
+        };
+        if (arg == "--quick")
+            options.quick = true;
+        else if (arg == "--reps")
+            options.reps = std::stoi(value());
+        else if (arg == "--threads")
+            options.threads = static_cast<unsigned>(std::stoul(value()));
+        else if (arg == "--python")
+            options.python = value();
+        else if (arg == "--only")
+            options.only = value();
+        else if (!arg.empty() && arg[0] == '-')
+            die("unknown option " + arg);
+        else
+            positional.push_back(arg);
+    }
+    if (positional.size() != 2 || (positional[0] != "generate" && positional[0] != "list" && positional[0] != "run"))
+        die("usage: tslice_bench generate|list|run DIR [--quick] [--reps N] [--threads N] [--python PATH] [--only TEXT]");
+    options.command = positional[0];
+    options.dir = positional[1];
+    if (options.threads < 1) options.threads = 1;
+    return options;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Options options = parse(argc, argv);
+    try {
+        if (options.command == "generate") {
+            generate(options);
+            return 0;
+        }
+        if (options.command == "list") {
+            list(options);
+            return 0;
+        }
+        return run(options);
+    } catch (const tslice::ExprError& error) {
+        die(error.describe());
+    } catch (const std::exception& error) {
+        die(error.what());
+    }
+}

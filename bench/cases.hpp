@@ -1,0 +1,87 @@
+// The benchmark's inputs and cases (issue 4, "What it must show"), in one place: the data
+// generator, the in-process table and the whole-process list all read them from here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tslice::bench {
+
+// An input .npy file. Quick mode divides each element count by 64 (the indices keep their
+// count where it still fits) so that the whole quick run takes seconds.
+struct InputSpec {
+    const char* name;   // file stem: DIR/<name>.npy
+    const char* descr;  // the header's dtype literal
+    std::size_t itemsize;
+    std::vector<std::int64_t> full, quick;
+};
+
+// Integer indices for the gathers: `count` values drawn uniformly (with repetition) from
+// [0, bound), where bound is the gathered axis of the data file.
+struct IndicesSpec {
+    const char* name;  // DIR/<name>.npy, '<i8', shape (count,)
+    std::int64_t full_count, quick_count;
+};
+
+enum class Kind {
+    Contiguous,     // whole contiguous runs: within 1.05x of memcpy of the output bytes
+    Reversed,       // a reversed inner axis: within 1.3x of memcpy of the output bytes
+    Stepped,        // a stepped inner axis: within 1.2x of memcpy of the bytes read
+    GatherRows,     // whole rows gathered: within 1.1x of memcpy of the output bytes
+    GatherColumns,  // single elements gathered along the last axis: no memcpy target
+};
+
+struct CaseSpec {
+    const char* input;    // an InputSpec name
+    const char* expr;     // numpy expression (slices), empty for a gather
+    Kind kind;
+    int gather_axis = -1;         // gathers: the axis (Gather-8 axis, batch_dims 0)
+    const char* indices = "";     // gathers: an IndicesSpec name
+};
+
+inline const std::vector<InputSpec>& inputs() {
+    static const std::vector<InputSpec> specs = {
+        {"f4", "'<f4'", 4, {256, 1024, 1024}, {4, 1024, 1024}},
+        {"u1", "'|u1'", 1, {1024, 1024, 1024}, {16, 1024, 1024}},
+        {"f8", "'<f8'", 8, {128, 1024, 1024}, {2, 1024, 1024}},
+        {"rows_f4", "'<f4'", 4, {1000000, 256}, {15625, 256}},
+        {"cols_f4", "'<f4'", 4, {4096, 65536}, {64, 65536}},
+        {"small_f4", "'<f4'", 4, {16, 16}, {16, 16}},  // 1 KiB of data: the process start-up case
+    };
+    return specs;
+}
+
+inline const std::vector<IndicesSpec>& indices_files() {
+    static const std::vector<IndicesSpec> specs = {
+        {"rows_idx", 100000, 1562},
+        {"cols_idx", 1000, 1000},
+    };
+    return specs;
+}
+
+inline const std::vector<CaseSpec>& cases() {
+    static const std::vector<CaseSpec> specs = {
+        {"f4", "[1:-1, :, :]", Kind::Contiguous},
+        {"f4", "[:, 100:900, 100:900]", Kind::Contiguous},
+        {"f4", "[:, :, ::-1]", Kind::Reversed},
+        {"f4", "[:, :, ::2]", Kind::Stepped},
+        {"f4", "[::-1, ::-1, ::-1]", Kind::Reversed},
+        {"f4", "[..., 5]", Kind::Stepped},
+        {"f4", "[:, ::3, 1::4]", Kind::Stepped},
+        {"u1", "[:, :, ::-1]", Kind::Reversed},
+        {"f8", "[:, :, ::-1]", Kind::Reversed},
+        {"rows_f4", "", Kind::GatherRows, 0, "rows_idx"},
+        {"cols_f4", "", Kind::GatherColumns, 1, "cols_idx"},
+    };
+    return specs;
+}
+
+// The whole-process extras: a slice of the 1 KiB file, and --shape on the 1 GiB float32 file.
+inline constexpr const char* kSmallInput = "small_f4";
+inline constexpr const char* kSmallExpr = "[::-1, ::2]";
+inline constexpr const char* kShapeInput = "f4";
+inline constexpr const char* kShapeExpr = "[:, ::3, 1::4]";
+
+}  // namespace tslice::bench

@@ -1,0 +1,200 @@
+"""The whole-process half of scripts/bench.sh: whole runs of build/tslice, timed by hyperfine
+(-N: no shell; warm page cache; output to a file in the bench directory), against
+
+  - the I/O floor: tslice_io_floor maps the input and write()s as many bytes as tslice's output
+    file has, straight from the mapping (what any tool must at least do);
+  - numpy's one-liner: python3 -c "import numpy as np; np.save(OUT, np.load(IN)[EXPR])".
+
+Also: a 1 KiB .npy sliced to a file (start-up cost), --shape on the 1 GiB file, and the peak
+resident memory (tslice_peak_rss: ru_maxrss of the child) of every run. tslice's output file
+must equal numpy's byte for byte, or this exits 1; so does any command that fails.
+The jobs come from `tslice_bench list` (a TSV file, see bench/bench_copy.cpp).
+"""
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+MiB = 1 << 20
+
+
+class Tally:
+    def __init__(self):
+        self.passed = 0
+        self.missed = 0
+
+    def check(self, value, op, bound, applies=True, fmt="{:.2f}", unit=""):
+        text = fmt.format(value) + unit
+        if not applies:
+            return text
+        ok = value <= bound if op == "<=" else value >= bound
+        if ok:
+            self.passed += 1
+        else:
+            self.missed += 1
+        return f"{text} {op}{bound:g} {'PASS' if ok else 'MISS'}"
+
+
+def hyperfine(command, runs, warmup, prepare=None):
+    """The median wall time in seconds of `command` (a list), by hyperfine -N. `runs` is a
+    number, or (min, max): hyperfine then runs for about 3 seconds within those bounds."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as export:
+        counts = ["--min-runs", str(runs[0]), "--max-runs", str(runs[1])] if isinstance(runs, tuple) \
+            else ["--runs", str(runs)]
+        args = ["hyperfine", "-N", "--style", "none", "--warmup", str(warmup)] + counts + [
+                "--export-json", export.name]
+        if prepare:
+            args += ["--prepare", shlex.join(prepare)]
+        args.append(shlex.join(command))
+        done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            sys.exit(f"whole_process: hyperfine failed for {shlex.join(command)}:\n{done.stderr}")
+        with open(export.name) as f:
+            return json.load(f)["results"][0]["median"]
+
+
+def peak_rss_mib(peak_rss, command):
+    """Peak resident memory of one run of `command`, in MiB."""
+    with tempfile.NamedTemporaryFile(suffix=".rss") as result:
+        done = subprocess.run([peak_rss, result.name] + command, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            sys.exit(f"whole_process: {shlex.join(command)} failed:\n{done.stderr}")
+        with open(result.name) as f:
+            return int(f.read()) / 1024
+
+
+def same_file(a, b):
+    if os.path.getsize(a) != os.path.getsize(b):
+        return False
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        while True:
+            x = fa.read(16 * MiB)
+            y = fb.read(16 * MiB)
+            if x != y:
+                return False
+            if not x:
+                return True
+
+
+def compare_outputs(python, ours, theirs):
+    """How tslice's output file compares with numpy's: the same bytes, or (numpy writes some
+    results in Fortran order, e.g. a[:, idx]) the same dtype, shape and values."""
+    if same_file(ours, theirs):
+        return "= numpy", True
+    code = ("import sys, numpy as np; a, b = np.load(sys.argv[1]), np.load(sys.argv[2]); "
+            "sys.exit(0 if a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b) else 1)")
+    if subprocess.run([python, "-c", code, ours, theirs]).returncode == 0:
+        return "= numpy's values (numpy: other layout)", True
+    return "DIFFERS from numpy", False
+
+
+def remove(*paths):
+    for path in paths:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--jobs", required=True, help="the output of tslice_bench list")
+    parser.add_argument("--dir", required=True, help="where the outputs go")
+    parser.add_argument("--tslice", required=True)
+    parser.add_argument("--floor", required=True)
+    parser.add_argument("--peak-rss", required=True)
+    parser.add_argument("--python", default="/usr/bin/python3")
+    parser.add_argument("--runs", type=int, help="runs per command (default: 5 to 11, numpy 3 to 11, "
+                        "as many as fit in about 3 seconds)")
+    parser.add_argument("--warmup", type=int, default=1)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+
+    jobs = []
+    with open(args.jobs) as f:
+        for line in f:
+            kind, label, source, tslice_args, numpy_index, result, file_bytes, input_bytes = line.rstrip("\n").split("\t")
+            jobs.append(dict(kind=kind, label=label, input=source, args=json.loads(tslice_args),
+                             numpy_index=numpy_index, result=int(result), file_bytes=int(file_bytes),
+                             input_bytes=int(input_bytes)))
+
+    out_tslice = os.path.join(args.dir, "out_tslice.npy")
+    out_floor = os.path.join(args.dir, "out_floor.npy")
+    out_numpy = os.path.join(args.dir, "out_numpy.npy")
+
+    def numpy_command(job, out):
+        code = f"import numpy as np; np.save({out!r}, np.load({job['input']!r}){job['numpy_index']})"
+        return [args.python, "-c", code]
+
+    runs = args.runs or (5, 11)
+    numpy_runs = args.runs or (3, 11)
+    tally = Tally()
+    failures = 0
+    print(f"\nwhole process (hyperfine -N, warm page cache, output to a file in {args.dir}; "
+          f"median of {args.runs or '5-11 (numpy 3-11)'} runs after {args.warmup} warm-up)"
+          + ("\nquick mode: small files; the numbers mean little and a MISS does not fail" if args.quick else ""))
+    print("  floor: tslice_io_floor maps the input and write()s the bytes of tslice's output file from the "
+          "mapping; numpy: python3 -c \"np.save(OUT, np.load(IN)[EXPR])\"; RSS: peak resident memory")
+    header = (f"{'case':<24} {'result MiB':>10} | {'tslice ms':>9} {'floor ms':>9} {'numpy ms':>9} | "
+              f"{'tslice/floor':<17} {'numpy/floor':<11} | {'tslice RSS MiB':<20} {'numpy RSS MiB':>13} | output")
+    print(header)
+    sys.stdout.flush()
+    for job in (j for j in jobs if j["kind"] == "case"):
+        tslice = [args.tslice, job["input"]] + job["args"] + ["-o", out_tslice]
+        floor = [args.floor, job["input"], out_floor, str(job["file_bytes"])]
+        numpy = numpy_command(job, out_numpy)
+        # One file at a time stays dirty in the page cache, so writeback does not start mid-run.
+        t_floor = hyperfine(floor, runs, args.warmup, prepare=["rm", "-f", out_floor])
+        remove(out_floor)
+        t_tslice = hyperfine(tslice, runs, args.warmup, prepare=["rm", "-f", out_tslice])
+        rss_tslice = peak_rss_mib(args.peak_rss, tslice)
+        t_numpy = hyperfine(numpy, numpy_runs, args.warmup, prepare=["rm", "-f", out_numpy])
+        rss_numpy = peak_rss_mib(args.peak_rss, numpy)
+        output, same = compare_outputs(args.python, out_tslice, out_numpy)
+        failures += not same
+        remove(out_tslice, out_numpy)
+        # The floor target is judged where the result is at least half the input (the floor then
+        # reads most of what tslice must read; for [..., 5] it reads 1 MiB where tslice must
+        # fault in every page of the file); the RSS target where the result is the whole input.
+        large_result = job["result"] >= 0.5 * job["input_bytes"]
+        whole_result = job["result"] >= 0.99 * job["input_bytes"]
+        print(f"{job['label']:<24} {job['result'] / MiB:>10.1f} | {t_tslice * 1e3:>9.1f} {t_floor * 1e3:>9.1f} "
+              f"{t_numpy * 1e3:>9.1f} | {tally.check(t_tslice / t_floor, '<=', 1.15, large_result):<17} "
+              f"{t_numpy / t_floor:<11.2f} | "
+              f"{tally.check(rss_tslice, '<=', round(job['result'] / 4 / MiB), whole_result, '{:.1f}'):<20} "
+              f"{rss_numpy:>13.1f} | {output}")
+        sys.stdout.flush()
+
+    for job in (j for j in jobs if j["kind"] == "small"):
+        out = os.path.join(args.dir, "out_small.npy")
+        tslice = [args.tslice, job["input"]] + job["args"] + ["-o", out]
+        t_tslice = hyperfine(tslice, args.runs * 10 if args.runs else 100, 3)
+        t_numpy = hyperfine(numpy_command(job, os.path.join(args.dir, "out_small_numpy.npy")), numpy_runs, 1)
+        output, same = compare_outputs(args.python, out, os.path.join(args.dir, "out_small_numpy.npy"))
+        failures += not same
+        remove(out, os.path.join(args.dir, "out_small_numpy.npy"))
+        print(f"1 KiB .npy ({job['label']} -o FILE): tslice {tally.check(t_tslice * 1e3, '<=', 3, unit=' ms')}; "
+              f"numpy's one-liner {t_numpy * 1e3:.1f} ms; output {output}")
+
+    baseline = peak_rss_mib(args.peak_rss, ["true"])
+    for job in (j for j in jobs if j["kind"] == "shape"):
+        tslice = [args.tslice, job["input"]] + job["args"]
+        t_shape = hyperfine(tslice, args.runs * 10 if args.runs else 100, 5)
+        rss = peak_rss_mib(args.peak_rss, tslice)
+        print(f"--shape on the {job['input_bytes'] / MiB:.0f} MiB file ({job['label']}): "
+              f"{tally.check(t_shape * 1e3, '<=', 2, unit=' ms')}; "
+              f"peak RSS {tally.check(rss, '<=', 8, fmt='{:.1f}', unit=' MiB')} "
+              f"(`true` under the same wrapper: {baseline:.1f} MiB)")
+
+    print(f"whole-process targets: {tally.passed} PASS, {tally.missed} MISS"
+          + (" (quick mode: not judged)" if args.quick else "")
+          + ("" if not failures else f"; {failures} outputs DIFFER from numpy's"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+// Choosing the kernel set, once: the best set this build has and this CPU runs, unless the
+// environment variable TSLICE_KERNEL names one (scalar, sse4.2, avx2, avx512). A name that is
+// unknown, or that this CPU does not run, is reported once on stderr and the best set is used
+// instead: an environment variable is a tuning knob, and a wrong one must not stop a copy
+// (nor make a library exit its process). force_kernel_set, for tests and benchmarks, throws
+// instead.
+//
+// The CPU is asked with __builtin_cpu_supports, which also checks that the operating system
+// saves the wider registers (xsimd 8.1's own cpuid reads AVX from the wrong leaf and checks
+// neither). A set's accessor is called only after its check: its file is compiled for its
+// instruction set.
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "kernels.hpp"
+#include "tslice/copy.hpp"
+#include "tslice/error.hpp"
+
+namespace tslice {
+namespace kernels {
+namespace {
+
+// The sets this build has and this CPU runs, from worst to best (scalar always first).
+struct Supported {
+    const KernelSet* sets[4] = {};
+    int count = 0;
+
+    Supported() {
+        sets[count++] = &scalar_set();
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+        __builtin_cpu_init();
+        const bool sse42 = __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("ssse3");
+        const bool avx2 = sse42 && __builtin_cpu_supports("avx2");
+        const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                            __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
+                            __builtin_cpu_supports("avx512vl");
+        if (sse42 && sse42_set()) sets[count++] = sse42_set();
+        if (avx2 && avx2_set()) sets[count++] = avx2_set();
+        if (avx512 && avx512_set()) sets[count++] = avx512_set();
+#endif
+    }
+
+    const KernelSet* find(std::string_view name) const {
+        for (int i = 0; i < count; ++i)
+            if (name == sets[i]->name) return sets[i];
+        return nullptr;
+    }
+    const KernelSet* best() const { return sets[count - 1]; }
+    std::string names() const {
+        std::string text;
+        for (int i = 0; i < count; ++i) text += (i ? ", " : "") + std::string(sets[i]->name);
+        return text;
+    }
+};
+
+const Supported& supported() {
+    static const Supported sets;
+    return sets;
+}
+
+// TSLICE_KERNEL, or the best set.
+const KernelSet* initial_set() {
+    const Supported& sets = supported();
+    const char* wanted = std::getenv("TSLICE_KERNEL");
+    if (wanted == nullptr || *wanted == '\0' || std::string_view(wanted) == "auto") return sets.best();
+    if (const KernelSet* set = sets.find(wanted)) return set;
+    std::fprintf(stderr, "tslice: TSLICE_KERNEL=%s is not a kernel set this CPU runs (it runs: %s); using %s\n",
+                 wanted, sets.names().c_str(), sets.best()->name);
+    return sets.best();
+}
+
+const KernelSet* chosen() {
+    static const KernelSet* const set = initial_set();
+    return set;
+}
+
+std::atomic<const KernelSet*> forced{nullptr};
+
+}  // namespace
+
+const KernelSet& active_set() {
+    const KernelSet* set = forced.load(std::memory_order_acquire);
+    return set ? *set : *chosen();
+}
+
+}  // namespace kernels
+
+std::vector<std::string> available_kernel_sets() {
+    const auto& sets = kernels::supported();
+    std::vector<std::string> names;
+    for (int i = 0; i < sets.count; ++i) names.emplace_back(sets.sets[i]->name);
+    return names;
+}
+
+std::string active_kernel_set() { return kernels::active_set().name; }
+
+void force_kernel_set(std::string_view name) {
+    if (name.empty() || name == "auto") {
+        kernels::forced.store(nullptr, std::memory_order_release);
+        return;
+    }
+    const kernels::KernelSet* set = kernels::supported().find(name);
+    if (set == nullptr)
+        throw Error(ErrorKind::Usage, "kernel set '" + std::string(name) + "' is not one this CPU runs (it runs: " +
+                                          kernels::supported().names() + ")");
+    kernels::forced.store(set, std::memory_order_release);
+}
+
+}  // namespace tslice

@@ -1,0 +1,80 @@
+// The copy kernels, private to the library: what copy.cpp's outer loop calls once the layout
+// is normalised. A kernel set is one table of these per instruction set: "scalar" (plain
+// loops, the reference every other set is tested against, kernels_scalar.cpp) and the SIMD
+// sets built from one kernel body (kernels_body.hpp) in kernels_sse42.cpp, kernels_avx2.cpp
+// and kernels_avx512.cpp, each compiled with its own instruction-set flags. kernels.cpp
+// picks one on first use (cpuid, or TSLICE_KERNEL); nothing else here knows which.
+//
+// Kernels see bytes and strides only: an item size, a byte stride, a count. Never a dtype or
+// an op.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tslice::kernels {
+
+// A row kernel prepared for one stride and item size: copies `count` elements, the first at
+// `src` and each next one `stride` bytes further on (negative: backwards), densely to `dst`.
+// Preparing may build shuffle tables (the stepped kernels' masks), so a copy prepares once
+// and runs it on every row.
+struct RowKernel {
+    using Fn = void (*)(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count);
+
+    // Room for the stepped kernels' tables: `period` entries of one vector of masks each
+    // (at most 64 entries of 64 bytes), and the output bytes of each 16-byte lane of an entry.
+    static constexpr std::size_t kMaskBytes = 4096;
+    static constexpr std::size_t kMaxPeriod = 64;
+
+    Fn fn = nullptr;
+    std::int64_t stride = 0;
+    std::size_t itemsize = 0;
+    const char* name = "";  // for tests and the timing driver: which kernel the set chose
+    int period = 0;
+    alignas(64) std::uint8_t masks[kMaskBytes];
+    std::uint8_t counts[kMaxPeriod * 4];
+    std::uint8_t entry_at[kMaxPeriod];  // the entry for a register at distance d: entry_at[(d % step) / gcd(step, W)]
+
+    void operator()(const std::byte* src, std::byte* dst, std::int64_t count) const { fn(*this, src, dst, count); }
+};
+
+// A 2-D kernel for a plane whose rows are close together and whose columns are far apart
+// (a Fortran-order input read in C order, a transpose): copies `rows` x `cols` elements,
+// element (r, c) at src + r * row_stride + c * col_stride, densely to dst (row r at
+// dst + r * cols * itemsize), in tiles small enough that reads and writes stay in cache.
+using TileFn = void (*)(const std::byte* src, std::int64_t row_stride, std::int64_t col_stride, std::byte* dst,
+                        std::int64_t rows, std::int64_t cols, std::size_t itemsize);
+
+struct KernelSet {
+    const char* name;
+    // Fills `kernel` for rows of `length` elements `stride` bytes apart, of `itemsize` bytes.
+    void (*prepare_row)(RowKernel& kernel, std::int64_t stride, std::size_t itemsize, std::int64_t length);
+    // Null for a set without 2-D kernels (the scalar set: its rows are the reference).
+    TileFn tile;
+    // A contiguous copy with non-temporal (streaming) stores, and the fence that orders them
+    // before anything the copy's caller does next; null for a set that never streams.
+    void (*stream_copy)(std::byte* dst, const std::byte* src, std::size_t bytes);
+    void (*stream_fence)();
+    // Whether copy_view prefetches the rows ahead of the one it copies (not for the
+    // reference set, whose outer loop stays the plain one).
+    bool prefetch;
+};
+
+// Each set, or null when this build has no such set (not x86-64, or its flags were not
+// given). Whether the CPU runs it is kernels.cpp's question, and must be asked first: each
+// accessor is compiled for its instruction set.
+const KernelSet& scalar_set();
+const KernelSet* sse42_set();
+const KernelSet* avx2_set();
+const KernelSet* avx512_set();
+
+// The set copy_view uses: chosen once from cpuid and TSLICE_KERNEL, or forced by
+// force_kernel_set (copy.hpp).
+const KernelSet& active_set();
+
+// The output size (bytes of one copy_view call) from which copy_view streams; tests lower it
+// so that small copies take the streaming path too (copy.cpp).
+std::size_t stream_threshold();
+void set_stream_threshold(std::size_t bytes);
+
+}  // namespace tslice::kernels

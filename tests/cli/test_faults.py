@@ -1,0 +1,401 @@
+#!/usr/bin/python3
+"""Output faults: tslice's promise that a failed or interrupted write leaves nothing behind.
+
+    /usr/bin/python3 tests/cli/test_faults.py build/tslice [CHECK-NAME-SUBSTRING ...]
+
+Each check runs tslice the way a script would and then looks at the output directory:
+
+  dev_full            -o /dev/full, `-o -` and printing into a full standard output: exit 1,
+                      one message, nothing else
+  broken_pipe         `-o -` into a pipe closed early: exit 1 with a message, no crash
+  read_only_dir       -o into a directory the user may not write (as root, tslice runs as the
+                      unprivileged user nobody through setpriv, since root ignores directory
+                      permissions): exit 1, no temporary, the existing file untouched
+  read_only_mount     the same on a read-only bind mount (EROFS), in a private mount namespace
+                      (unshare -m); skipped where mounting is not permitted
+  disk_full_tmpfs     a 1 MiB tmpfs that fills up in the middle of the data (ENOSPC); skipped
+                      where mounting is not permitted
+  file_size_limit     RLIMIT_FSIZE at every interesting point of the file (in the header, at
+                      its end, in each chunk of data, one byte short): exit 1 "File too large",
+                      no temporary, the existing file byte-identical; at the exact size, success
+  output_is_input     -o naming the input, directly and through a symbolic link, for a result
+                      written in several chunks with several threads
+  signals             SIGINT, SIGTERM and SIGHUP while a large result is being written (the
+                      temporary exists): the process dies of the signal, the temporary is gone,
+                      no output appears and an existing file is untouched; a SIGHUP that the
+                      parent ignores (nohup) stays ignored and the run completes
+
+The last line printed is `N passed, M failed, K skipped`; the exit status is 1 if anything
+failed. Skips say why on their own line.
+"""
+
+import glob
+import os
+import resource
+import shutil
+import signal
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+ARANGE = os.path.join(REPO, "data", "arange_2x3x4_f4.npy")
+EXISTING = b"an existing file that must survive every failure\n"
+
+
+class Skip(Exception):
+    pass
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run(tslice, args, **kwargs):
+    kwargs.setdefault("capture_output", True)
+    kwargs.setdefault("timeout", 120)
+    return subprocess.run([tslice] + args, **kwargs)
+
+
+def expect_error(res, fragment, code=1):
+    """Exit `code`, nothing on stdout, one line on stderr that holds `fragment`."""
+    err = res.stderr.decode("utf-8", "replace")
+    check(res.returncode == code, f"exit {res.returncode}, expected {code}; stderr {err!r}")
+    check(res.stdout == b"", f"stdout should be empty, got {res.stdout[:200]!r}")
+    check(err.startswith("tslice: error: ") and err.count("\n") == 1 and err.endswith("\n"),
+          f"stderr should be one 'tslice: error: ' line, got {err!r}")
+    check(fragment in err, f"stderr {err!r} does not say {fragment!r}")
+
+
+def listing(directory):
+    return sorted(os.listdir(directory))
+
+
+def temporaries(directory):
+    return [n for n in os.listdir(directory) if ".tslice-" in n]
+
+
+def save(path, array):
+    np.save(path, array)
+    return np.load(path)
+
+
+def big_input(directory, nbytes):
+    """A sparse .npy of `nbytes` uint8 zeros: costs no disk until read."""
+    path = os.path.join(directory, "big.npy")
+    header = "{'descr': '|u1', 'fortran_order': False, 'shape': (%d,), }" % nbytes
+    header = header.encode("latin1")
+    header += b" " * ((-(10 + len(header) + 1)) % 64) + b"\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header)
+        f.truncate(10 + len(header) + nbytes)
+    return path
+
+
+# ------------------------------------------------------------------------------ checks
+
+
+def check_dev_full(tslice, tmp):
+    res = run(tslice, [ARANGE, "::-1", "-o", "/dev/full"])
+    expect_error(res, "cannot write '/dev/full': No space left on device")
+    with open("/dev/full", "wb") as full:
+        res = run(tslice, [ARANGE, "::-1", "-o", "-"], stdout=full, stderr=subprocess.PIPE, capture_output=False)
+        res.stdout = b""
+        expect_error(res, "No space left on device")
+        res = run(tslice, [ARANGE, "0"], stdout=full, stderr=subprocess.PIPE, capture_output=False)
+        res.stdout = b""
+        expect_error(res, "cannot write to standard output: No space left on device")
+
+
+def check_broken_pipe(tslice, tmp):
+    path = big_input(tmp, 64 << 20)
+    with subprocess.Popen([tslice, path, "::-1", "-o", "-", "-q"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE) as proc:
+        proc.stdout.read(100)
+        proc.stdout.close()
+        err = proc.stderr.read().decode("utf-8", "replace")
+        code = proc.wait(timeout=120)
+    check(code == 1, f"exit {code}, expected 1 (a closed pipe is a write error); stderr {err!r}")
+    check(err.startswith("tslice: error: ") and "Broken pipe" in err and err.count("\n") == 1,
+          f"stderr should be one line about the broken pipe, got {err!r}")
+
+
+def as_nobody():
+    """preexec settings to run tslice as an unprivileged user, or None when that is not needed."""
+    if os.geteuid() != 0:
+        return None
+    if not shutil.which("setpriv"):
+        raise Skip("running as root and setpriv (util-linux) is missing")
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+
+
+def check_read_only_dir(tslice, tmp):
+    # Everything nobody needs must be reachable by nobody: a copy of tslice and of the input
+    # in a world-readable directory.
+    os.chmod(tmp, 0o755)
+    exe = os.path.join(tmp, "tslice")
+    shutil.copy(tslice, exe)
+    os.chmod(exe, 0o755)
+    src = os.path.join(tmp, "in.npy")
+    shutil.copy(ARANGE, src)
+    os.chmod(src, 0o644)
+    ro = os.path.join(tmp, "ro")
+    os.mkdir(ro)
+    with open(os.path.join(ro, "out.npy"), "wb") as f:
+        f.write(EXISTING)
+    os.chmod(os.path.join(ro, "out.npy"), 0o644)
+    os.chmod(ro, 0o555)
+    prefix = as_nobody() or []
+    if prefix and subprocess.run(prefix + [exe, "--help"], capture_output=True).returncode != 0:
+        raise Skip(f"the user nobody cannot run {exe} (is a parent of {tmp} closed to others?)")
+    for target in ("out.npy", "new.npy"):
+        res = subprocess.run(prefix + [exe, src, "::-1", "-o", os.path.join(ro, target)], capture_output=True,
+                             timeout=60)
+        expect_error(res, "Permission denied")
+        check(listing(ro) == ["out.npy"], f"the read-only directory holds {listing(ro)}")
+        with open(os.path.join(ro, "out.npy"), "rb") as f:
+            check(f.read() == EXISTING, "the existing file changed")
+
+
+def in_private_mounts(script, tmp):
+    """Runs a shell script in a private mount namespace; Skip if that is not permitted."""
+    if not shutil.which("unshare"):
+        raise Skip("unshare (util-linux) is missing")
+    probe_dir = make_dir(tmp, "probe")
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", f"mount -t tmpfs -o size=64k tslice-probe '{probe_dir}'"],
+                           capture_output=True)
+    if probe.returncode != 0:
+        raise Skip("mounting in a private namespace is not permitted here: " +
+                   probe.stderr.decode("utf-8", "replace").strip())
+    return subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, timeout=120)
+
+
+def parse_report(res):
+    """The KEY=VALUE lines a namespace script printed."""
+    report = {}
+    for line in res.stdout.decode("utf-8", "replace").splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            report[key] = value
+    return report
+
+
+def check_read_only_mount(tslice, tmp):
+    target = os.path.join(tmp, "mnt")
+    os.mkdir(target)
+    with open(os.path.join(target, "out.npy"), "wb") as f:
+        f.write(EXISTING)
+    script = f"""
+        mount --bind '{target}' '{target}' && mount -o remount,bind,ro '{target}' || exit 99
+        '{tslice}' '{ARANGE}' '::-1' -o '{target}/out.npy' 2> '{tmp}/stderr'
+        echo "exit=$?"
+        echo "listing=$(ls -A '{target}' | tr '\\n' ' ')"
+        cmp -s '{target}/out.npy' '{tmp}/existing' && echo same=yes
+    """
+    with open(os.path.join(tmp, "existing"), "wb") as f:
+        f.write(EXISTING)
+    res = in_private_mounts(script, tmp)
+    report = parse_report(res)
+    check(res.returncode != 99 and "exit" in report, f"the namespace script failed: {res.stderr!r}")
+    with open(os.path.join(tmp, "stderr"), "rb") as f:
+        err = f.read().decode("utf-8", "replace")
+    check(report["exit"] == "1", f"exit {report['exit']}, expected 1; stderr {err!r}")
+    check(err.startswith("tslice: error: ") and "Read-only file system" in err and err.count("\n") == 1,
+          f"stderr should be one line about the read-only file system, got {err!r}")
+    check(report["listing"].split() == ["out.npy"], f"the mount holds {report['listing']!r}")
+    check(report.get("same") == "yes", "the existing file changed")
+
+
+def make_dir(tmp, name):
+    path = os.path.join(tmp, name)
+    os.mkdir(path)
+    return path
+
+
+def check_disk_full_tmpfs(tslice, tmp):
+    src = os.path.join(tmp, "in.npy")
+    save(src, np.arange(1 << 20, dtype="<u4"))  # 4 MiB of data, 2 MiB of it in the result
+    with open(os.path.join(tmp, "existing"), "wb") as f:
+        f.write(EXISTING)
+    target = make_dir(tmp, "mnt")
+    script = f"""
+        mount -t tmpfs -o size=1m tslice-test '{target}' || exit 99
+        cp '{tmp}/existing' '{target}/out.npy'
+        '{tslice}' '{src}' '::-2' -o '{target}/out.npy' -t 2 2> '{tmp}/stderr'
+        echo "exit=$?"
+        echo "listing=$(ls -A '{target}' | tr '\\n' ' ')"
+        cmp -s '{target}/out.npy' '{tmp}/existing' && echo same=yes
+    """
+    res = in_private_mounts(script, tmp)
+    report = parse_report(res)
+    check(res.returncode != 99 and "exit" in report, f"the namespace script failed: {res.stderr!r}")
+    with open(os.path.join(tmp, "stderr"), "rb") as f:
+        err = f.read().decode("utf-8", "replace")
+    check(report["exit"] == "1", f"exit {report['exit']}, expected 1; stderr {err!r}")
+    check(err.startswith("tslice: error: ") and "No space left on device" in err and err.count("\n") == 1,
+          f"stderr should be one line about the full disk, got {err!r}")
+    check(report["listing"].split() == ["out.npy"], f"the tmpfs holds {report['listing']!r}")
+    check(report.get("same") == "yes", "the existing file changed")
+
+
+def check_file_size_limit(tslice, tmp):
+    src = os.path.join(tmp, "in.npy")
+    array = save(src, np.arange(3 << 20, dtype="<u4").reshape(3, 1 << 20))  # 12 MiB
+    expected = array[::-1, ::-1]
+    out = os.path.join(tmp, "out.npy")
+    reference = os.path.join(tmp, "reference.npy")
+    np.save(reference, expected)
+    size = os.path.getsize(reference)
+    header = 128
+    mib = 1 << 20
+    # in the header, at its end, in the first, second and last 4 MiB chunk, one byte short
+    limits = [0, 1, 64, header - 1, header, header + 1, mib, 4 * mib + header, 4 * mib + header + 1,
+              9 * mib, size - 1]
+
+    def limited(limit):
+        def preexec():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+            signal.signal(signal.SIGXFSZ, signal.SIG_DFL)  # tslice itself must not die of it
+        return preexec
+
+    for limit in limits:
+        with open(out, "wb") as f:
+            f.write(EXISTING)
+        before = listing(tmp)
+        res = run(tslice, [src, "::-1, ::-1", "-o", out, "-t", "2"], preexec_fn=limited(limit))
+        try:
+            expect_error(res, "File too large")
+            check(listing(tmp) == before, f"the directory holds {listing(tmp)}, expected {before}")
+            with open(out, "rb") as f:
+                check(f.read() == EXISTING, "the existing file changed")
+        except Failure as e:
+            raise Failure(f"with a file size limit of {limit} bytes: {e}") from None
+    res = run(tslice, [src, "::-1, ::-1", "-o", out, "-t", "2"], preexec_fn=limited(size))
+    check(res.returncode == 0, f"with a limit of exactly {size} bytes: exit {res.returncode}, {res.stderr!r}")
+    with open(out, "rb") as a, open(reference, "rb") as b:
+        check(a.read() == b.read(), "the output written at the exact size limit differs from numpy's")
+
+
+def check_output_is_input(tslice, tmp):
+    src = os.path.join(tmp, "a.npy")
+    array = save(src, np.arange(5 << 20, dtype="<u2").reshape(5, 1 << 20))  # 10 MiB: three chunks
+    res = run(tslice, [src, "::-1, ::-1", "-o", src, "-t", "3"])
+    check(res.returncode == 0 and res.stderr == b"", f"exit {res.returncode}, {res.stderr!r}")
+    got = np.load(src)
+    check(got.dtype == array.dtype and np.array_equal(got, array[::-1, ::-1]), "-o INPUT wrote wrong values")
+    check(listing(tmp) == ["a.npy"], f"the directory holds {listing(tmp)}")
+    # through a symbolic link: the link stays a link, its target gets the result
+    link = os.path.join(tmp, "link.npy")
+    os.symlink("a.npy", link)
+    res = run(tslice, [link, "::-1, 1::2", "-o", link, "-t", "3"])
+    check(res.returncode == 0 and res.stderr == b"", f"exit {res.returncode}, {res.stderr!r}")
+    check(os.path.islink(link), "the symbolic link was replaced by a file")
+    check(np.array_equal(np.load(src), got[::-1, 1::2]), "-o LINK-TO-INPUT wrote wrong values")
+    check(listing(tmp) == ["a.npy", "link.npy"], f"the directory holds {listing(tmp)}")
+
+
+def check_signals(tslice, tmp):
+    src = big_input(tmp, 8 << 30)  # 8 GiB, sparse: far longer to write than to interrupt
+    out = os.path.join(tmp, "out.npy")
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        for existing in (False, True):
+            if existing:
+                with open(out, "wb") as f:
+                    f.write(EXISTING)
+            before = listing(tmp)
+            proc = subprocess.Popen([tslice, src, "::-1", "-o", out, "-t", "1", "-q"], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE)
+            # Wait for the temporary, then interrupt.
+            deadline = time.monotonic() + 60
+            seen = []
+            while not seen and proc.poll() is None and time.monotonic() < deadline:
+                seen = temporaries(tmp)
+                time.sleep(0.001)
+            if not seen:
+                proc.kill()
+                proc.communicate()
+                raise Failure(f"{signal.Signals(signum).name}: no temporary file appeared (exit {proc.returncode})")
+            proc.send_signal(signum)
+            out_bytes, err = proc.communicate(timeout=60)
+            name = f"{signal.Signals(signum).name}{' over an existing file' if existing else ''}"
+            check(proc.returncode == -signum,
+                  f"{name}: the process ended with {proc.returncode}, not killed by the signal; stderr {err!r}")
+            check(out_bytes == b"", f"{name}: stdout {out_bytes[:100]!r}")
+            check(temporaries(tmp) == [], f"{name}: the temporary {temporaries(tmp)} was left behind")
+            check(listing(tmp) == before, f"{name}: the directory holds {listing(tmp)}, expected {before}")
+            if existing:
+                with open(out, "rb") as f:
+                    check(f.read() == EXISTING, f"{name}: the existing file changed")
+                os.unlink(out)
+
+    # A hangup that whoever started tslice ignores (nohup) stays ignored: the run completes.
+    src = big_input(tmp, 256 << 20)
+    proc = subprocess.Popen([tslice, src, "::-1", "-o", out, "-t", "1", "-q"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    deadline = time.monotonic() + 60
+    while not temporaries(tmp) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.001)
+    proc.send_signal(signal.SIGHUP)
+    out_bytes, err = proc.communicate(timeout=120)
+    check(proc.returncode == 0, f"SIGHUP under nohup: exit {proc.returncode}, stderr {err!r}")
+    check(os.path.getsize(out) == os.path.getsize(src), "SIGHUP under nohup: the output is incomplete")
+    check(listing(tmp) == ["big.npy", "out.npy"], f"SIGHUP under nohup: the directory holds {listing(tmp)}")
+
+
+CHECKS = [
+    ("dev_full", check_dev_full),
+    ("broken_pipe", check_broken_pipe),
+    ("read_only_dir", check_read_only_dir),
+    ("read_only_mount", check_read_only_mount),
+    ("disk_full_tmpfs", check_disk_full_tmpfs),
+    ("file_size_limit", check_file_size_limit),
+    ("output_is_input", check_output_is_input),
+    ("signals", check_signals),
+]
+
+
+def main():
+    if len(sys.argv) < 2:
+        print("usage: test_faults.py TSLICE [CHECK-NAME-SUBSTRING ...]")
+        print("0 passed, 1 failed, 0 skipped")
+        return 2
+    tslice = os.path.abspath(sys.argv[1])
+    filters = sys.argv[2:]
+    passed = failed = skipped = 0
+    for name, function in CHECKS:
+        if filters and not any(f in name for f in filters):
+            continue
+        tmp = tempfile.mkdtemp(prefix="tslice-faults-")
+        try:
+            function(tslice, tmp)
+            passed += 1
+            print(f"ok   {name}")
+        except Skip as e:
+            skipped += 1
+            print(f"SKIP {name}: {e}")
+        except Failure as e:
+            failed += 1
+            print(f"FAIL {name}: {e}")
+        except Exception as e:  # noqa: BLE001
+            failed += 1
+            print(f"FAIL {name}: runner error {e!r}")
+        finally:
+            subprocess.run(["chmod", "-R", "u+rwX", tmp], capture_output=True)
+            shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+#!/usr/bin/python3
+"""Writes the seed corpora of the fuzz targets into tests/fuzz/corpus/<target>/.
+
+    /usr/bin/python3 tests/fuzz/make_seeds.py
+
+The seeds are committed; this script says where they came from and makes them again (the
+same bytes every time). Each is small and named by what it exercises. Inputs the fuzzer
+found later, and past crashes, go to tests/fuzz/regressions/<target>/ by hand.
+"""
+import io
+import os
+import random
+import struct
+import warnings
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def write(target, name, data):
+    directory = os.path.join(HERE, "corpus", target)
+    os.makedirs(directory, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    with open(os.path.join(directory, name), "wb") as f:
+        f.write(data)
+
+
+EXPRESSIONS = {
+    "readme_slice": "[1:, ..., ::-1]",
+    "no_brackets": "0, None, -1",
+    "lists_nested": "[[0, 2], ..., [[1], [0]]]",
+    "lists_adjacent": "[:, [0, 1], [1, 2]]",
+    "lists_apart": "[[0, 1], :, [1, 2]]",
+    "list_and_int": "[:, [0, 1], 0]",
+    "list_empty": "[[]]",
+    "list_ragged": "[[0, 1], [2]]",
+    "list_bool": "[[True, False]]",
+    "step_int64_min": "[::-9223372036854775808]",
+    "bound_beyond_64_bits": "[99999999999999999999:-99999999999999999999]",
+    "int_beyond_64_bits": "[18446744073709551616]",
+    "prefixes_and_separators": "0x1f, 0o7, 0b1_0, 1_000",
+    "leading_zero": "[05]",
+    "newaxis_spellings": "np.newaxis, numpy.newaxis, newaxis, None, Ellipsis",
+    "empty": "",
+    "empty_brackets": "[]",
+    "empty_tuple": "()",
+    "four_parts": "[1:2:3:4]",
+    "two_ellipses": "..., ...",
+    "step_zero": "[::0]",
+    "trailing_comma": " [ 1 , ] ",
+    "reverse_strided": "[-1:-10:-2, 3]",
+    "signs": "[--1, +-2:-+-3]",
+    "float": "[1.5]",
+    "unicode": "[1:\u00e9]",
+    "unmatched_open": "[[0, 1]",
+    "unmatched_close": "0]",
+    "deep_list": "[" * 40 + "0" + "]" * 40,
+    "many_items": ", ".join(["0"] * 300),
+    "long_list": "[[" + ", ".join(str(i % 7 - 3) for i in range(500)) + "]]",
+}
+
+JSON_OPS = {
+    "strided_slice": '{"op": "strided_slice", "begin": [1, 0], "end": [2, 3], "strides": [1, -1], "end_mask": 2}',
+    "strided_slice_masks_lists": '{"op": "StridedSlice", "begin": [0, 1, 0], "end": [0, 2, 0], "stride": [1, 1, 1], '
+                                 '"begin_mask": [1, 0, 1], "end_mask": [1], "new_axis_mask": [0, 0, 0, 1], '
+                                 '"shrink_axis_mask": [0, 1], "ellipsis_mask": [0, 0, 1]}',
+    "strided_slice_ellipsis": '{"op": "strided_slice", "begin": [0, 0], "end": [0, 1], "ellipsis_mask": 1, '
+                              '"shrink_axis_mask": 2}',
+    "slice_onnx": '{"op": "slice", "starts": [-1, 1], "ends": [-9223372036854775808, 3], "axes": [2, 1], '
+                  '"steps": [-2, 1]}',
+    "slice_int64_max": '{"op": "Slice", "starts": [0], "ends": [9223372036854775807]}',
+    "slice1": '{"op": "slice1", "offsets": [0, 1, 0], "sizes": [2, 2, 4], "strides": [1, 1, -2]}',
+    "slice1_output_sizes": '{"op": "DML_SLICE1", "offsets": [0, 0, 1], "sizes": [2, 3, 3], "strides": [1, 2, 1], '
+                           '"output_sizes": [1, 2, 2]}',
+    "gather": '{"op": "gather", "indices": [2, 0, 5], "axis": -1}',
+    "gather_batch": '{"op": "Gather", "indices": [[0, 1], [2, 0]], "axis": 1, "batch_dims": 1}',
+    "gather_scalar": '{"op": "gather", "indices": -1, "axis": 0}',
+    "gather_file": '{"op": "gather", "indices": "indices.npy", "axis": 0}',
+    "index": '{"op": "index", "expr": "[1:, ..., ::-1]"}',
+    "index_lists": '{"op": "index", "expr": "[[0, 1], ..., [0]]"}',
+    "chain": '[{"op": "index", "expr": "[0]"}, {"op": "Slice", "starts": [1], "ends": [3]}]',
+    "chain_gathers": '[{"op": "gather", "indices": [[1, 0], [0, 1]], "axis": 0}, '
+                     '{"op": "gather", "indices": [1, 1, 0], "axis": -1}, {"op": "index", "expr": "[..., ::-1]"}]',
+    "empty_list": "[]",
+    "number_beyond_64_bits": '{"op": "slice", "starts": [18446744073709551616], "ends": [1]}',
+    "float": '{"op": "slice", "starts": [1.5], "ends": [2]}',
+    "unknown_op": '{"op": "reshape", "shape": [2]}',
+    "unknown_field": '{"op": "slice", "starts": [0], "ends": [1], "axis": [0]}',
+    "duplicate_field": '{"op": "slice", "starts": [0], "starts": [1], "ends": [1]}',
+    "missing_field": '{"op": "slice1", "offsets": [0]}',
+    "truncated": '{"op": "slice", "starts": [0',
+    "deep": "[" * 70 + "]" * 70,
+    "not_an_object": '"slice"',
+    "strided_slice_many_entries": '{"op": "strided_slice", "begin": [' + ", ".join(["0"] * 70) + '], "end": [' +
+                                  ", ".join(["1"] * 70) + '], "begin_mask": [' + ", ".join(["1"] * 70) + "]}",
+}
+
+
+def npy(array, version=None):
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if version:
+            np.lib.format.write_array(buffer, array, version=version)
+        else:
+            np.save(buffer, array)
+    return buffer.getvalue()
+
+
+def handmade(header, body=b"", version=(1, 0)):
+    data = header.encode("latin1")
+    prefix = 10 if version == (1, 0) else 12
+    data += b" " * ((-(prefix + len(data) + 1)) % 64) + b"\n"
+    length = struct.pack("<H" if version == (1, 0) else "<I", len(data))
+    return b"\x93NUMPY" + bytes(version) + length + data + body
+
+
+def npy_seeds():
+    arange = np.arange(24, dtype="<f4").reshape(2, 3, 4)
+    seeds = {
+        "f4_2x3x4": npy(arange),
+        "f8_bigendian": npy(np.arange(6, dtype=">f8").reshape(2, 3) / 4),
+        "fortran_u2": npy(np.asfortranarray(np.arange(12, dtype="<u2").reshape(3, 4))),
+        "bool": npy(np.array([True, False, True])),
+        "c16": npy(np.array([1 + 2j, -0.5j], dtype="<c16")),
+        "f2": npy(np.array([0.5, -2, 65504, np.inf], dtype="<f2")),
+        "f16_longdouble": npy(np.array([1.5, -3.25], dtype=np.longdouble)),
+        "bytes_S5": npy(np.array([b"ab", b"", b"hello"], dtype="S5")),
+        "unicode_U3": npy(np.array(["a\u00e9", "\u20ac", ""], dtype="<U3")),
+        "void_V4": npy(np.frombuffer(bytes(range(8)), dtype="V4")),
+        "datetime": npy(np.array(["2020-01-01", "NaT"], dtype="<M8[D]")),
+        "timedelta": npy(np.array([1, -2], dtype="<m8[ns]")),
+        "structured_nested": npy(np.zeros((2,), dtype=[("x", "<i4", (2,)), ("y", "S2"), ("z", [("a", ">f4")])])),
+        "structured_titles": npy(np.zeros(1, dtype=np.dtype({"names": ["a"], "formats": ["<i2"], "titles": ["t"]}))),
+        "structured_padding": npy(np.zeros(2, dtype=np.dtype({"names": ["a", "b"], "formats": ["u1", "<i4"],
+                                                              "offsets": [0, 4], "itemsize": 12}))),
+        "scalar_0d": npy(np.array(7.5, dtype="<f8")),
+        "empty_0x3": npy(np.zeros((0, 3), dtype="<i8")),
+        "version_2": npy(arange, version=(2, 0)),
+        "version_3_utf8": npy(np.zeros(2, dtype=[("\u00e9\u20ac", "<i2")]), version=(3, 0)),
+        "python2_style": handmade("{'descr': u'<i2', 'fortran_order': False, 'shape': (2L,), }", b"\x01\x00\x02\x00"),
+        "reordered_keys": handmade("{'shape': (2,), 'fortran_order': False, 'descr': '|u1'}", b"\x01\x02"),
+        "object": handmade("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", b"\0" * 8),
+        "negative_dim": handmade("{'descr': '<f8', 'fortran_order': False, 'shape': (-3,), }", b"\0" * 24),
+        "overflow_shape": handmade("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }"),
+        "zero_itemsize": handmade("{'descr': '|S0', 'fortran_order': False, 'shape': (3,), }"),
+        "truncated_data": npy(np.arange(10, dtype="<i4"))[:-5],
+        "truncated_header": npy(arange)[:40],
+        "truncated_magic": b"\x93NUM",
+        "wrong_magic": b"\x93NUMPZ\x01\x00" + npy(arange)[8:],
+        "version_9": b"\x93NUMPY\x09\x00" + npy(arange)[8:],
+        "length_past_end": b"\x93NUMPY\x01\x00\xff\xff{'descr': '<f4'",
+        "missing_key": handmade("{'descr': '<f4', 'fortran_order': False}"),
+        "extra_key": handmade("{'descr': '<f4', 'fortran_order': False, 'shape': (), 'x': 1}", b"\0" * 4),
+        "wrong_types": handmade("{'descr': 4, 'fortran_order': 'no', 'shape': [2]}"),
+        "unbalanced": handmade("{'descr': '<f4', 'fortran_order': False, 'shape': ((2,), }"),
+        "latin1_name": handmade("{'descr': [('\xe9', '<i2')], 'fortran_order': False, 'shape': (1,), }", b"\0\0"),
+        "deep_descr": handmade("{'descr': " + "[('a', " * 30 + "'<i2'" + ")]" * 30 + ", 'fortran_order': False, "
+                               "'shape': (1,), }", b"\0\0"),
+        "empty": b"",
+    }
+    for name, data in seeds.items():
+        write("fuzz_npy_header", name, data)
+
+
+def main():
+    for name, text in EXPRESSIONS.items():
+        write("fuzz_expr", name, text)
+    for name, text in JSON_OPS.items():
+        write("fuzz_ops_json", name, text)
+    npy_seeds()
+    # The differential target reads choices from bytes: any bytes make a case, so its seeds
+    # are random, from a fixed seed, of the lengths that describe one to three ops.
+    rng = random.Random(20240501)
+    for i in range(24):
+        write("fuzz_copy_differential", f"random_{i:02d}", bytes(rng.randrange(256) for _ in range(16 + 8 * i)))
+    # A rank-3 input with a long last axis, so that the row kernels engage from the start.
+    write("fuzz_copy_differential", "long_rows", bytes([3, 200, 3, 100, 100, 250]) + bytes(rng.randrange(256)
+                                                                                            for _ in range(120)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,298 @@
+// The kernel sets: every set this CPU runs gives the scalar set's bytes, kernel by kernel
+// (rows of every item size and step, tiles, streaming copies; sources sized exactly, so that
+// a sanitizer build catches a read past a row, and guard bytes around every output) and
+// through copy_view over random plans (long rows, steps -5..5, reversed and Fortran inputs,
+// unaligned buffers, random element ranges, streaming, table views).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../lib/src/kernels.hpp"
+#include "tslice/copy.hpp"
+#include "tslice/error.hpp"
+#include "tslice/expr.hpp"
+#include "tslice/gather.hpp"
+#include "tslice/plan.hpp"
+
+using namespace tslice;
+
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+using Bytes = std::vector<std::byte>;
+
+constexpr std::byte kGuard{0xA5};
+constexpr std::size_t kGuardBytes = 80;
+
+Bytes random_bytes(std::mt19937_64& rng, std::size_t count) {
+    Bytes bytes(count);
+    for (auto& byte : bytes) byte = static_cast<std::byte>(rng() & 0xFF);
+    return bytes;
+}
+
+// The SIMD sets this CPU runs (the scalar set is what they are checked against).
+std::vector<const kernels::KernelSet*> simd_sets() {
+    std::vector<const kernels::KernelSet*> sets;
+    for (const auto& name : available_kernel_sets()) {
+        force_kernel_set(name);
+        if (name != "scalar") sets.push_back(&kernels::active_set());
+    }
+    force_kernel_set("auto");
+    return sets;
+}
+
+// An output buffer with guard bytes on both sides, at a chosen misalignment.
+struct Output {
+    Bytes buffer;
+    std::size_t at, size;
+    Output(std::size_t size, std::size_t misalign) : buffer(size + 2 * kGuardBytes + 64, kGuard), at(kGuardBytes + misalign), size(size) {}
+    std::byte* data() { return buffer.data() + at; }
+    Bytes bytes() const { return Bytes(buffer.begin() + static_cast<std::ptrdiff_t>(at), buffer.begin() + static_cast<std::ptrdiff_t>(at + size)); }
+    bool guards_intact() const {
+        for (std::size_t i = 0; i < buffer.size(); ++i)
+            if ((i < at || i >= at + size) && buffer[i] != kGuard) return false;
+        return true;
+    }
+};
+
+// A row of `count` elements `stride` bytes apart in a buffer of exactly the bytes it spans.
+struct Row {
+    Bytes data;
+    std::size_t first;  // where element 0 is
+    Row(std::mt19937_64& rng, std::int64_t count, std::int64_t stride, std::size_t itemsize) {
+        const std::int64_t reach = (count - 1) * std::abs(stride);
+        data = random_bytes(rng, static_cast<std::size_t>(reach) + itemsize);
+        first = stride < 0 ? static_cast<std::size_t>(reach) : 0;
+    }
+};
+
+Bytes run_row(const kernels::KernelSet& set, const Row& row, std::int64_t stride, std::size_t itemsize,
+              std::int64_t count, std::size_t misalign, bool& guards) {
+    kernels::RowKernel kernel;
+    set.prepare_row(kernel, stride, itemsize, count);
+    Output out(static_cast<std::size_t>(count) * itemsize, misalign);
+    kernel(row.data.data() + row.first, out.data(), count);
+    guards = out.guards_intact();
+    return out.bytes();
+}
+
+}  // namespace
+
+TEST_CASE("kernels: the scalar set is always there, and forcing a set is checked") {
+    const auto names = available_kernel_sets();
+    REQUIRE(!names.empty());
+    CHECK(names.front() == "scalar");
+    force_kernel_set("scalar");
+    CHECK(active_kernel_set() == "scalar");
+    force_kernel_set("auto");
+    CHECK(active_kernel_set() == names.back());  // unless TSLICE_KERNEL says otherwise
+    CHECK_THROWS_AS(force_kernel_set("avx1024"), Error);
+    CHECK(active_kernel_set() == names.back());
+    MESSAGE("kernel sets on this machine: " << [&] {
+        std::string text;
+        for (const auto& name : names) text += name + " ";
+        return text;
+    }());
+}
+
+TEST_CASE("kernels: every set's row kernels give the scalar set's bytes") {
+    std::mt19937_64 rng(20261201);
+    const auto sets = simd_sets();
+    const std::size_t itemsizes[] = {1, 2, 3, 4, 8, 12, 16};
+    int stepped = 0, reversed = 0;
+    for (int round = 0; round < 6000; ++round) {
+        const std::size_t itemsize = itemsizes[round % std::size(itemsizes)];
+        const auto size = static_cast<std::int64_t>(itemsize);
+        // Steps in elements: the interesting small ones mostly, some large, some not whole.
+        std::int64_t step = std::uniform_int_distribution<std::int64_t>(-17, 17)(rng);
+        if (round % 11 == 0) step = std::uniform_int_distribution<std::int64_t>(-300, 300)(rng);
+        std::int64_t stride = step * size;
+        if (round % 17 == 0) stride += std::uniform_int_distribution<std::int64_t>(1, size)(rng) % size;
+        const std::int64_t count = round % 5 == 0 ? std::uniform_int_distribution<std::int64_t>(1, 5000)(rng)
+                                                  : std::uniform_int_distribution<std::int64_t>(1, 300)(rng);
+        const std::size_t misalign = rng() % 64;
+        CAPTURE(itemsize);
+        CAPTURE(stride);
+        CAPTURE(count);
+        CAPTURE(misalign);
+        const Row row(rng, count, stride, itemsize);
+        bool guards = true;
+        const Bytes expected = run_row(kernels::scalar_set(), row, stride, itemsize, count, misalign, guards);
+        for (const auto* set : sets) {
+            CAPTURE(set->name);
+            kernels::RowKernel kernel;
+            set->prepare_row(kernel, stride, itemsize, count);
+            stepped += std::string(kernel.name) == "stepped";
+            reversed += std::string(kernel.name) == "reversed";
+            CHECK(run_row(*set, row, stride, itemsize, count, misalign, guards) == expected);
+            CHECK(guards);
+        }
+    }
+    if (!sets.empty()) {
+        CHECK(stepped > 1000);
+        CHECK(reversed > 300);
+    }
+}
+
+TEST_CASE("kernels: every set's tiles give the elements row by row") {
+    std::mt19937_64 rng(20261202);
+    const auto sets = simd_sets();
+    const std::size_t itemsizes[] = {1, 2, 3, 4, 8, 12, 16};
+    for (int round = 0; round < 600; ++round) {
+        const std::size_t itemsize = itemsizes[round % std::size(itemsizes)];
+        const auto size = static_cast<std::int64_t>(itemsize);
+        const std::int64_t rows = std::uniform_int_distribution<std::int64_t>(1, 150)(rng);
+        const std::int64_t cols = std::uniform_int_distribution<std::int64_t>(1, 150)(rng);
+        // Rows close together, columns far apart (a transpose), either way round.
+        const std::int64_t row_step = std::uniform_int_distribution<std::int64_t>(1, 3)(rng);
+        const std::int64_t row_stride = (rng() % 2 ? 1 : -1) * row_step * size;
+        const std::int64_t col_stride = (rng() % 2 ? 1 : -1) * (rows * row_step + rng() % 3) * size;
+        const std::int64_t row_reach = (rows - 1) * std::abs(row_stride), col_reach = (cols - 1) * std::abs(col_stride);
+        const Bytes data = random_bytes(rng, static_cast<std::size_t>(row_reach + col_reach) + itemsize);
+        const std::byte* origin = data.data() + (row_stride < 0 ? row_reach : 0) + (col_stride < 0 ? col_reach : 0);
+        CAPTURE(itemsize);
+        CAPTURE(rows);
+        CAPTURE(cols);
+        CAPTURE(row_stride);
+        CAPTURE(col_stride);
+        Bytes expected(static_cast<std::size_t>(rows * cols) * itemsize);
+        for (std::int64_t r = 0; r < rows; ++r)
+            for (std::int64_t c = 0; c < cols; ++c)
+                std::memcpy(expected.data() + (r * cols + c) * size, origin + r * row_stride + c * col_stride, itemsize);
+        for (const auto* set : sets) {
+            CAPTURE(set->name);
+            REQUIRE(bool(set->tile));
+            Output out(expected.size(), rng() % 64);
+            set->tile(origin, row_stride, col_stride, out.data(), rows, cols, itemsize);
+            CHECK(out.bytes() == expected);
+            CHECK(out.guards_intact());
+        }
+    }
+}
+
+TEST_CASE("kernels: every set's streaming copy is a memcpy") {
+    std::mt19937_64 rng(20261203);
+    for (const auto* set : simd_sets()) {
+        CAPTURE(set->name);
+        REQUIRE(bool(set->stream_copy));
+        for (int round = 0; round < 400; ++round) {
+            const std::size_t bytes = round % 4 == 0 ? rng() % 100000 : rng() % 600;
+            const Bytes data = random_bytes(rng, bytes);
+            Output out(bytes, rng() % 64);
+            set->stream_copy(out.data(), data.data(), bytes);
+            set->stream_fence();
+            CHECK(out.bytes() == data);
+            CHECK(out.guards_intact());
+        }
+    }
+}
+
+namespace {
+
+std::string random_slice(std::mt19937_64& rng, std::int64_t dim) {
+    std::uniform_int_distribution<std::int64_t> bound(-dim - 2, dim + 2);
+    const int kind = std::uniform_int_distribution<int>(0, 5)(rng);
+    if (kind == 0) return ":";
+    if (kind == 1) return "::-1";
+    std::string text;
+    if (rng() % 3 == 0) text += std::to_string(bound(rng));
+    text += ":";
+    if (rng() % 3 == 0) text += std::to_string(bound(rng));
+    std::int64_t step = std::uniform_int_distribution<std::int64_t>(-5, 5)(rng);
+    return text + ":" + std::to_string(step == 0 ? 1 : step);
+}
+
+// A random view of a random array: a few axes, one of them possibly long, C or Fortran order,
+// sliced with steps -5..5; now and then a gather or integer lists on top (a table view).
+View random_view(std::mt19937_64& rng, std::size_t itemsize, std::int64_t& input_elements) {
+    const std::size_t rank = std::uniform_int_distribution<std::size_t>(1, 4)(rng);
+    Shape shape;
+    std::int64_t budget = 24000;
+    for (std::size_t axis = 0; axis < rank; ++axis) {
+        const bool long_axis = rng() % 4 == 0;
+        std::int64_t dim = long_axis ? std::uniform_int_distribution<std::int64_t>(1, 5000)(rng)
+                                     : std::uniform_int_distribution<std::int64_t>(1, 9)(rng);
+        dim = std::max<std::int64_t>(1, std::min(dim, budget));
+        budget = std::max<std::int64_t>(1, budget / dim);
+        shape.push_back(dim);
+    }
+    std::shuffle(shape.begin(), shape.end(), rng);
+    const View input = View::contiguous(shape, itemsize, rng() % 4 == 0);
+    input_elements = input.element_count();
+    std::string text = "[";
+    for (std::size_t axis = 0; axis < rank; ++axis) text += random_slice(rng, shape[axis]) + ",";
+    text += "]";
+    View view = apply_plan(plan_index(parse_index_expr(text), shape), input);
+    if (rng() % 6 == 0 && view.rank() > 0) {
+        // A gather along a random axis, some indices out of range (zeros).
+        const auto view_rank = static_cast<std::int64_t>(view.rank());
+        const std::int64_t axis = std::uniform_int_distribution<std::int64_t>(0, view_rank - 1)(rng);
+        const std::int64_t dim = view.shape[static_cast<std::size_t>(axis)];
+        const std::int64_t n = std::uniform_int_distribution<std::int64_t>(0, 6)(rng);
+        std::vector<std::int64_t> values;
+        for (std::int64_t i = 0; i < n; ++i) values.push_back(std::uniform_int_distribution<std::int64_t>(-dim - 1, dim)(rng));
+        GatherSpec spec;
+        spec.indices = IntArray{{n}, values};
+        spec.axis = axis;
+        view = apply_gather(plan_gather(spec, view.shape, "op"), view);
+        if (view.rank() > 0) {
+            std::string after = "[";
+            for (std::size_t k = 0; k < view.rank(); ++k) after += random_slice(rng, view.shape[k]) + ",";
+            view = apply_plan(plan_index(parse_index_expr(after + "]"), view.shape), view);
+        }
+    }
+    return view;
+}
+
+}  // namespace
+
+TEST_CASE("kernels: copy_view with every set gives the scalar set's bytes over random plans") {
+    std::mt19937_64 rng(20261204);
+    const auto names = available_kernel_sets();
+    const std::size_t itemsizes[] = {1, 2, 3, 4, 8, 12, 16};
+    const std::size_t threshold = kernels::stream_threshold();
+    int views = 0;
+    for (int round = 0; round < 2500; ++round) {
+        const std::size_t itemsize = itemsizes[round % std::size(itemsizes)];
+        std::int64_t input_elements = 0;
+        const View view = random_view(rng, itemsize, input_elements);
+        const std::int64_t count = view.element_count();
+        const std::size_t misalign = rng() % 64;
+        const Bytes data = random_bytes(rng, static_cast<std::size_t>(input_elements) * itemsize + 64);
+        const std::byte* src = data.data() + misalign;
+        // Split into up to three element ranges, as the writer's chunks and threads do; a third
+        // of the rounds stream (the threshold lowered so that small copies do).
+        std::int64_t cuts[4] = {0, 0, 0, count};
+        if (count > 1) {
+            cuts[1] = std::uniform_int_distribution<std::int64_t>(0, count)(rng);
+            cuts[2] = std::uniform_int_distribution<std::int64_t>(cuts[1], count)(rng);
+        } else {
+            cuts[1] = cuts[2] = count;
+        }
+        kernels::set_stream_threshold(round % 3 == 0 ? std::uniform_int_distribution<std::size_t>(0, 30000)(rng) : threshold);
+        Bytes expected;
+        const std::size_t out_misalign = rng() % 64;
+        for (const auto& name : names) {
+            CAPTURE(name);
+            force_kernel_set(name);
+            Output out(static_cast<std::size_t>(count) * itemsize, out_misalign);
+            for (int part = 0; part < 3; ++part)
+                copy_view(src, view, out.data() + cuts[part] * static_cast<std::int64_t>(itemsize), cuts[part],
+                          cuts[part + 1] - cuts[part]);
+            CHECK(out.guards_intact());
+            if (name == "scalar") {
+                expected = out.bytes();
+            } else {
+                CHECK(out.bytes() == expected);
+            }
+        }
+        ++views;
+    }
+    kernels::set_stream_threshold(threshold);
+    force_kernel_set("auto");
+    CHECK(views == 2500);
+}

@@ -216,6 +216,18 @@ void remove_temporary_and_exit(int signal_number) {
     std::raise(signal_number);
 }
 
+// The input is mapped: a file that shrinks while it is read (another program truncates or
+// rewrites it in place) raises SIGBUS at the first page past its new end. Not a crash: one
+// message, no temporary left behind, exit 1 as for any file that cannot be read.
+void input_failed(int) {
+    tslice::remove_pending_temporary();
+    static const char message[] =
+        "tslice: error: a mapped input could not be read (SIGBUS): the file was truncated while tslice read it, "
+        "or its storage failed\n";
+    (void)!::write(STDERR_FILENO, message, sizeof message - 1);
+    ::_exit(1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -224,6 +236,7 @@ int main(int argc, char** argv) {
     // process and leaving its temporary behind).
     std::signal(SIGPIPE, SIG_IGN);
     std::signal(SIGXFSZ, SIG_IGN);
+    std::signal(SIGBUS, input_failed);
     // Interrupted (Ctrl-C, kill, a closed terminal): the temporary goes, then the process ends
     // of the signal as it would have. A signal that whoever started tslice ignores (nohup, the
     // shell for a background job) stays ignored.

@@ -151,6 +151,20 @@ TEST_CASE("limits: expressions of at most 1 MiB; longer ones are refused without
                          doctest::Contains("op.expr: the index expression is 1048577 bytes long"), Error);
 }
 
+TEST_CASE("limits: a spec holds at most 2^24 integers in lists") {
+    // 100 million inline gather indices took 2.3 GB; 2^24 stay near 0.4 GB.
+    const auto spec = [](std::size_t count) {
+        std::string text = "{\"op\": \"gather\", \"indices\": [";
+        text.reserve(2 * count + 64);
+        for (std::size_t i = 0; i < count; ++i) text += i ? ",0" : "0";
+        return text + "]}";
+    };
+    const auto ops = parse_ops_json(spec(std::size_t{1} << 24));
+    CHECK(std::get<GatherSpec>(ops[0].spec).indices->values.size() == (std::size_t{1} << 24));
+    CHECK_THROWS_WITH_AS(parse_ops_json(spec((std::size_t{1} << 24) + 1)),
+                         doctest::Contains("the op spec is too large (more than 16777216 integers in lists)"), Error);
+}
+
 TEST_CASE("limits: --op @FILE reads at most 256 MiB") {
     // Found by hand: --op @/dev/zero read until memory ran out.
     CHECK_THROWS_WITH_AS(parse_op_argument("@/dev/zero"),

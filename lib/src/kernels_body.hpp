@@ -388,8 +388,6 @@ struct Body {
         dst += head;
         src += head;
         bytes -= head;
-        // One load, one store: measured, four loads ahead of their stores ran a gather of
-        // rows at half the speed (each store waits for all four loads).
         for (; bytes >= static_cast<std::size_t>(W); bytes -= W, dst += W, src += W) Isa::stream(dst, Isa::load(src));
         std::memcpy(dst, src, bytes);
     }

@@ -28,7 +28,10 @@ namespace {
 // exhausting memory or the stack. No real spec comes near them.
 constexpr std::size_t kMaxDepth = 64;               // nested lists/objects
 constexpr std::size_t kMaxEntries = 1'000'000;      // per begin/end/starts/... list
-constexpr std::size_t kMaxValues = 100'000'000;     // integers in lists of integers (inline indices)
+// Integers in lists of integers (inline gather indices): each costs 8 bytes here, again in
+// the spec and in the gather's table, so 2^24 of them stay around 0.4 GB at the most (100
+// million took 2.3 GB); more belong in an .npy file.
+constexpr std::size_t kMaxValues = std::size_t{1} << 24;
 constexpr std::size_t kMaxNodes = 2'000'000;        // every other value: a node of ~120 bytes each
 constexpr std::size_t kMaxOps = 100'000;
 // --op @FILE: the most bytes read from the file. Enough for kMaxValues short integers; a

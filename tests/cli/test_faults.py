@@ -24,6 +24,9 @@ Each check runs tslice the way a script would and then looks at the output direc
                       temporary exists): the process dies of the signal, the temporary is gone,
                       no output appears and an existing file is untouched; a SIGHUP that the
                       parent ignores (nohup) stays ignored and the run completes
+  input_truncated     the mapped input is truncated by another program while tslice reads it:
+                      SIGBUS becomes exit 1 with a message, no temporary, the existing file
+                      untouched
 
 The last line printed is `N passed, M failed, K skipped`; the exit status is 1 if anything
 failed. Skips say why on their own line.
@@ -259,9 +262,10 @@ def check_file_size_limit(tslice, tmp):
     size = os.path.getsize(reference)
     header = 128
     mib = 1 << 20
-    # in the header, at its end, in the first, second and last 4 MiB chunk, one byte short
-    limits = [0, 1, 64, header - 1, header, header + 1, mib, 4 * mib + header, 4 * mib + header + 1,
-              9 * mib, size - 1]
+    # in the header, at its end, one byte into the data, at and across the writer's chunk
+    # boundaries (1 MiB, or 4 MiB), deep into the data, one byte short
+    limits = [0, 1, 64, header - 1, header, header + 1, mib, mib + header, mib + header + 1,
+              4 * mib + header, 4 * mib + header + 1, 9 * mib, size - 1]
 
     def limited(limit):
         def preexec():
@@ -289,7 +293,7 @@ def check_file_size_limit(tslice, tmp):
 
 def check_output_is_input(tslice, tmp):
     src = os.path.join(tmp, "a.npy")
-    array = save(src, np.arange(5 << 20, dtype="<u2").reshape(5, 1 << 20))  # 10 MiB: three chunks
+    array = save(src, np.arange(5 << 20, dtype="<u2").reshape(5, 1 << 20))  # 10 MiB: several chunks
     res = run(tslice, [src, "::-1, ::-1", "-o", src, "-t", "3"])
     check(res.returncode == 0 and res.stderr == b"", f"exit {res.returncode}, {res.stderr!r}")
     got = np.load(src)
@@ -353,6 +357,30 @@ def check_signals(tslice, tmp):
     check(listing(tmp) == ["big.npy", "out.npy"], f"SIGHUP under nohup: the directory holds {listing(tmp)}")
 
 
+def check_input_truncated(tslice, tmp):
+    """The mapped input shrinks while it is read: SIGBUS, which tslice turns into an error."""
+    out = os.path.join(tmp, "out.npy")
+    with open(out, "wb") as f:
+        f.write(EXISTING)
+    src = big_input(tmp, 8 << 30)
+    before = listing(tmp)
+    proc = subprocess.Popen([tslice, src, "::-1", "-o", out, "-t", "1", "-q"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not temporaries(tmp) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.001)
+    check(temporaries(tmp), f"no temporary file appeared (exit {proc.poll()})")
+    with open(src, "rb") as f:
+        header_end = 10 + struct.unpack("<H", f.read(10)[8:10])[0]
+    os.truncate(src, header_end)
+    out_bytes, err = proc.communicate(timeout=60)
+    res = subprocess.CompletedProcess(proc.args, proc.returncode, out_bytes, err)
+    expect_error(res, "a mapped input could not be read (SIGBUS)")
+    check(listing(tmp) == before, f"the directory holds {listing(tmp)}, expected {before}")
+    with open(out, "rb") as f:
+        check(f.read() == EXISTING, "the existing file changed")
+
+
 CHECKS = [
     ("dev_full", check_dev_full),
     ("broken_pipe", check_broken_pipe),
@@ -362,6 +390,7 @@ CHECKS = [
     ("file_size_limit", check_file_size_limit),
     ("output_is_input", check_output_is_input),
     ("signals", check_signals),
+    ("input_truncated", check_input_truncated),
 ]
 
 

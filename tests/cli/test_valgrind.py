@@ -34,7 +34,7 @@ VALGRIND = ["valgrind", "-q", "--error-exitcode=99", "--leak-check=full",
 def runs(tmp):
     """(name, arguments, standard input file or None, expected exit, environment additions)."""
     big = os.path.join(tmp, "big.npy")
-    np.save(big, np.arange(5 << 20, dtype="<u2").reshape(5, 1 << 20))  # 10 MiB: three 4 MiB chunks
+    np.save(big, np.arange(5 << 20, dtype="<u2").reshape(5, 1 << 20))  # 10 MiB: several chunks
     structured = os.path.join(tmp, "structured.npy")
     np.save(structured, np.zeros((3, 2), dtype=[("x", "<i4", (2,)), ("y", "S3"), ("z", ">f8")]))
     bad = os.path.join(tmp, "bad.npy")

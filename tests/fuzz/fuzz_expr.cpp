@@ -145,7 +145,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)error.describe();
         return 0;
     } catch (const Error& error) {
-        finding("parse_index_expr threw an Error without a column: %s", error.what());
+        // Only an expression over the length limit (1 MiB) is refused without a column.
+        if (size <= (std::size_t{1} << 20)) finding("parse_index_expr threw an Error without a column: %s", error.what());
+        return 0;
     }
     TSLICE_FUZZ_CHECK(expr.text == text);
     for (const auto& item : expr.items) TSLICE_FUZZ_CHECK(item.column < text.size());

@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -41,6 +42,11 @@ class Tally:
 def hyperfine(command, runs, warmup, prepare=None):
     """The median wall time in seconds of `command` (a list), by hyperfine -N. `runs` is a
     number, or (min, max): hyperfine then runs for about 3 seconds within those bounds."""
+    return statistics.median(hyperfine_times(command, runs, warmup, prepare))
+
+
+def hyperfine_times(command, runs, warmup, prepare=None):
+    """Every run's wall time in seconds, as hyperfine() measures them."""
     with tempfile.NamedTemporaryFile(suffix=".json") as export:
         counts = ["--min-runs", str(runs[0]), "--max-runs", str(runs[1])] if isinstance(runs, tuple) \
             else ["--runs", str(runs)]
@@ -53,7 +59,20 @@ def hyperfine(command, runs, warmup, prepare=None):
         if done.returncode != 0:
             sys.exit(f"whole_process: hyperfine failed for {shlex.join(command)}:\n{done.stderr}")
         with open(export.name) as f:
-            return json.load(f)["results"][0]["median"]
+            return json.load(f)["results"][0]["times"]
+
+
+def alternating_medians(commands, rounds, runs, warmup):
+    """The median wall time of each of `commands` (pairs of a command and the file it writes),
+    measured in `rounds` alternating rounds of `runs` runs each, all rounds' times pooled: on a
+    shared machine the load drifts over minutes, and one command measured wholly before the
+    other would take all of one drift."""
+    times = [[] for _ in commands]
+    for _ in range(rounds):
+        for i, (command, out) in enumerate(commands):
+            times[i] += hyperfine_times(command, runs, warmup, prepare=["rm", "-f", out])
+            remove(out)
+    return [statistics.median(t) for t in times]
 
 
 def peak_rss_mib(peak_rss, command):
@@ -130,12 +149,14 @@ def main():
         code = f"import numpy as np; np.save({out!r}, np.load({job['input']!r}){job['numpy_index']})"
         return [args.python, "-c", code]
 
-    runs = args.runs or (5, 11)
+    runs = args.runs or (3, 5)
+    rounds = 3
     numpy_runs = args.runs or (3, 11)
     tally = Tally()
     failures = 0
     print(f"\nwhole process (hyperfine -N, warm page cache, output to a file in {args.dir}; "
-          f"median of {args.runs or '5-11 (numpy 3-11)'} runs after {args.warmup} warm-up)"
+          f"medians; tslice and the floor in {rounds} alternating rounds of {args.runs or '3-5'} runs, numpy "
+          f"{args.runs or '3-11'} runs; {args.warmup} warm-up each)"
           + ("\nquick mode: small files; the numbers mean little and a MISS does not fail" if args.quick else ""))
     print("  floor: tslice_io_floor maps the input and write()s the bytes of tslice's output file from the "
           "mapping; numpy: python3 -c \"np.save(OUT, np.load(IN)[EXPR])\"; RSS: peak resident memory")
@@ -148,9 +169,8 @@ def main():
         floor = [args.floor, job["input"], out_floor, str(job["file_bytes"])]
         numpy = numpy_command(job, out_numpy)
         # One file at a time stays dirty in the page cache, so writeback does not start mid-run.
-        t_floor = hyperfine(floor, runs, args.warmup, prepare=["rm", "-f", out_floor])
-        remove(out_floor)
-        t_tslice = hyperfine(tslice, runs, args.warmup, prepare=["rm", "-f", out_tslice])
+        t_floor, t_tslice = alternating_medians([(floor, out_floor), (tslice, out_tslice)], rounds, runs,
+                                                args.warmup)
         rss_tslice = peak_rss_mib(args.peak_rss, tslice)
         t_numpy = hyperfine(numpy, numpy_runs, args.warmup, prepare=["rm", "-f", out_numpy])
         rss_numpy = peak_rss_mib(args.peak_rss, numpy)

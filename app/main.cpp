@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -119,6 +120,11 @@ void write_result(const Options& options, const tslice::NpyArray& array, const t
     tslice::WorkerPool pool(view.element_count() * itemsize >= kThreadedBytes ? options.threads : 1);
     Progress progress(!options.quiet, view.element_count() * itemsize);
     tslice::View::Span unread = view.span_from(0);
+    constexpr double kReleaseBytes = 64 << 20;
+    const double bytes_read_per_element =
+        reads_mapping && view.element_count() > 0
+            ? static_cast<double>(unread.end - unread.begin) / static_cast<double>(view.element_count())
+            : 0;
     // Releases what elements [element, end) cannot read.
     const auto release_before = [&](std::int64_t element) {
         if (!reads_mapping) return;
@@ -139,8 +145,21 @@ void write_result(const Options& options, const tslice::NpyArray& array, const t
                               release_before(previous_first);
                               previous_first = first;
                           } else {
-                              tslice::copy_view_parallel(pool, result.data, view, scratch, first, count);
-                              release_before(first + count);
+                              // A chunk that reads far more input than it writes (a large step,
+                              // a few columns of many) is copied in pieces of about
+                              // kReleaseBytes of input, each released when done, so that a
+                              // small result of a large file never has the whole file mapped.
+                              const std::int64_t pieces = std::clamp<std::int64_t>(
+                                  static_cast<std::int64_t>(std::ceil(static_cast<double>(count) *
+                                                                      bytes_read_per_element / kReleaseBytes)),
+                                  1, count);
+                              for (std::int64_t piece = 0; piece < pieces; ++piece) {
+                                  const std::int64_t from = count * piece / pieces;
+                                  const std::int64_t to = count * (piece + 1) / pieces;
+                                  tslice::copy_view_parallel(pool, result.data, view, scratch + from * itemsize,
+                                                             first + from, to - from);
+                                  release_before(first + to);
+                              }
                           }
                           progress.update((first + count) * itemsize);
                           return bytes;

@@ -130,6 +130,12 @@ def make_fixtures(fix):
           npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776, 1099511627776, 1099511627776), }",
                     b"\0" * 64))
     write("existing.npy", b"an existing file that must survive errors\n")
+    # 128 MiB, sparse on disk: only the pages of column 5 are written. [..., 5] reads 1024 times
+    # more input than it writes, so tslice copies its one chunk in pieces, releasing each.
+    sparse = np.lib.format.open_memmap(os.path.join(fix, "sparse_32x1024x1024_f4.npy"), mode="w+", dtype="<f4",
+                                       shape=(32, 1024, 1024))
+    sparse[..., 5] = np.arange(32 * 1024, dtype="<f4").reshape(32, 1024) - 7.5
+    del sparse
     os.mkdir(os.path.join(fix, "adir"))
     make_bad_input_fixtures(fix, write, full)
 

@@ -8,7 +8,6 @@ Runs a fixed seed and a fresh one (both printed) unless --seed is given. Last li
 "N passed, M failed".
 """
 import argparse
-import concurrent.futures
 import os
 import random
 import subprocess
@@ -16,6 +15,8 @@ import sys
 import tempfile
 
 import numpy as np
+
+import harness
 
 FIXED_SEED = 424242
 
@@ -121,12 +122,12 @@ def run_seed(tslice, seed, cases, directory):
     rng = random.Random(seed)
     case_rngs = [random.Random(rng.getrandbits(64)) for _ in range(cases)]
     failures = []
-    failed_cases = 0
-    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
-        for result in pool.map(lambda i: one_case(tslice, directory, f"{seed}_{i}", case_rngs[i]), range(cases)):
-            failures.extend(result)
-            failed_cases += bool(result)
-    return failures, failed_cases
+    tally = harness.Tally()
+    for result in harness.run_parallel(lambda i: one_case(tslice, directory, f"{seed}_{i}", case_rngs[i]),
+                                       range(cases), 4):
+        failures.extend(result)
+        tally.count(result)
+    return failures, tally
 
 
 def main():
@@ -135,18 +136,15 @@ def main():
     parser.add_argument("--cases", type=int, default=600)
     parser.add_argument("--seed", type=int)
     args = parser.parse_args()
-    seeds = [args.seed] if args.seed is not None else [FIXED_SEED, random.SystemRandom().randrange(2**31)]
-    print("seeds: " + ", ".join(str(s) for s in seeds) + " (replay one with --seed N)", flush=True)
-    passed = failed = 0
+    seeds = harness.seed_list(FIXED_SEED, None if args.seed is None else [args.seed])
+    total = harness.Tally()
     with tempfile.TemporaryDirectory() as directory:
         for seed in seeds:
-            failures, failed_cases = run_seed(args.tslice, seed, args.cases // len(seeds), directory)
+            failures, tally = run_seed(args.tslice, seed, args.cases // len(seeds), directory)
             for failure in failures[:20]:
                 print(f"seed {seed}: {failure}")
-            failed += failed_cases
-            passed += args.cases // len(seeds) - failed_cases
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+            total += tally
+    return total.finish()
 
 
 if __name__ == "__main__":

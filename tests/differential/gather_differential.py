@@ -25,19 +25,18 @@ status is 1 when anything failed.
 
 import argparse
 import collections
-import concurrent.futures
 import io
 import json
 import os
 import random
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 
 import numpy as np
+
+import harness
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
 import ov_gather  # noqa: E402
@@ -238,7 +237,8 @@ def check_output(data, expected):
         probs.append(f"shape {got.shape}, expected {expected.shape}")
     elif got.tobytes() != expected.tobytes():
         gb, eb = got.tobytes(), expected.tobytes()
-        first = next(i for i in range(len(eb)) if gb[i] != eb[i])
+        common = min(len(gb), len(eb))
+        first = next((i for i in range(common) if gb[i] != eb[i]), common)
         probs.append(f"bytes differ (first at byte {first} of {len(eb)})"
                      + (f"; expected {expected!r}; got {got!r}" if expected.size < 200 else ""))
     return probs
@@ -357,11 +357,7 @@ def run_case(args, case, workdir):
             elif res2.returncode != (1 if mode == "missing_file" else 2) or res2.stdout:
                 fails.append(("--shape", f"{where}\n    --shape: exit {res2.returncode}, stdout {got!r} on an error"))
     finally:
-        if args.keep and fails:
-            dst = os.path.join(args.keep, os.path.basename(d))
-            shutil.rmtree(dst, ignore_errors=True)
-            shutil.copytree(d, dst)
-        shutil.rmtree(d, ignore_errors=True)
+        harness.remove_case_dir(d, args.keep if fails else None)
     return fails
 
 
@@ -375,65 +371,33 @@ def main():
     ap.add_argument("--keep", help="copy the inputs of failing cases into this directory")
     ap.add_argument("--show", type=int, default=5, help="failures shown in full per kind (default 5)")
     args = ap.parse_args()
-    args.tslice = os.path.abspath(args.tslice)
-    if not os.path.isfile(args.tslice):
-        print(f"no tslice executable at {args.tslice}")
-        print("0 passed, 1 failed")
-        return 1
+    args.tslice = harness.require_tslice(args.tslice)
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
 
-    fresh = random.SystemRandom().randrange(1, 2**31)
-    if args.seed is not None:
-        print(f"seeds: {args.seed} for every case")
-        plan = [(args.seed, i) for i in range(args.cases)]
-    else:
-        print(f"seeds: fixed {FIXED_SEED}, fresh {fresh}")
-        half = args.cases // 2
-        plan = [(FIXED_SEED, i) for i in range(half)] + [(fresh, i) for i in range(half, args.cases)]
-    if args.only is not None:
-        plan = [(s, i) for (s, i) in plan if i == args.only] or [(args.seed or FIXED_SEED, args.only)]
-    sys.stdout.flush()
+    seeds = harness.SplitSeeds(FIXED_SEED, args.seed)
+    seeds.announce()
+    plan = seeds.plan(args.cases, args.only)
 
     stats = collections.Counter()
-    failures = collections.defaultdict(list)
-    passed = failed = 0
-    lock = threading.Lock()
+    failures = harness.FailuresByKind()
+    tally = harness.Tally()
     with tempfile.TemporaryDirectory(prefix="tslice-gather-") as workdir:
-        def one(si):
-            seed, i = si
-            case = gen_case(seed, i)
-            try:
-                fl = run_case(args, case, workdir)
-            except subprocess.TimeoutExpired as e:
-                fl = [("timeout", f"{fmt_case(case)}\n    {e}")]
-            except Exception as e:  # noqa: BLE001
-                fl = [("harness exception", f"{fmt_case(case)}\n    {e!r}")]
-            with lock:
-                stats[case["mode"]] += 1
-                stats["indices:" + case["source"]] += 1
-                stats["large"] += case["large"]
-                stats["valid with out-of-range indices"] += case["mode"] == "valid" and case["out_of_range"]
-            return fl
+        def one(job):
+            case = gen_case(*job)
+            return case, harness.run_guarded(lambda: run_case(args, case, workdir), lambda: fmt_case(case))
 
-        with concurrent.futures.ThreadPoolExecutor(max_workers=args.workers) as ex:
-            for fl in ex.map(one, plan):
-                if fl:
-                    failed += 1
-                    for kind, detail in fl:
-                        failures[kind].append(detail)
-                else:
-                    passed += 1
+        for case, fl in harness.run_parallel(one, plan, args.workers):
+            tally.count(fl)
+            failures.add(fl)
+            stats[case["mode"]] += 1
+            stats["indices:" + case["source"]] += 1
+            stats["large"] += case["large"]
+            stats["valid with out-of-range indices"] += case["mode"] == "valid" and case["out_of_range"]
 
-    for kind, details in sorted(failures.items()):
-        print(f"=== {len(details)} failure(s) of kind: {kind}")
-        for det in details[: args.show]:
-            print("FAIL " + det)
-        if len(details) > args.show:
-            print(f"... and {len(details) - args.show} more of this kind")
-    print("case mix: " + ", ".join(f"{k} {v}" for k, v in sorted(stats.items()) if v))
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    failures.report(args.show)
+    harness.print_case_mix(stats, hide_zero=True)
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -27,22 +27,21 @@ status is 1 when anything failed.
 import argparse
 import ast
 import collections
-import concurrent.futures
 import io
 import json
 import os
 import random
 import re
 import shlex
-import shutil
 import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import warnings
 
 import numpy as np
+
+import harness
 
 # numpy 1.24 only warns about out-of-bounds list values when the result is empty
 warnings.simplefilter("ignore", DeprecationWarning)
@@ -974,11 +973,7 @@ def run_case(args, case, workdir):
                                      else ("junk" if junk else f"{etype}: {emsg}"))
                                   + "\n    tslice: " + "\n            ".join(probs)))
     finally:
-        if args.keep and fails:
-            dst = os.path.join(args.keep, os.path.basename(d))
-            shutil.rmtree(dst, ignore_errors=True)
-            shutil.copytree(d, dst)
-        shutil.rmtree(d, ignore_errors=True)
+        harness.remove_case_dir(d, args.keep if fails else None)
     return fails
 
 
@@ -995,77 +990,47 @@ def main():
     ap.add_argument("--keep", help="copy the inputs of failing cases into this directory")
     ap.add_argument("--show", type=int, default=5, help="failures shown in full per kind (default 5)")
     args = ap.parse_args()
-    args.tslice = os.path.abspath(args.tslice)
-    if not os.path.isfile(args.tslice):
-        print(f"no tslice executable at {args.tslice}")
-        print("0 passed, 1 failed")
-        return 1
+    args.tslice = harness.require_tslice(args.tslice)
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
 
-    fresh = random.SystemRandom().randrange(1, 2**31)
-    def seeded(count, advanced):
-        if args.seed is not None:
-            return [(args.seed, i, advanced) for i in range(count)]
-        half = count // 2
-        return ([(FIXED_SEED, i, advanced) for i in range(half)] +
-                [(fresh, i, advanced) for i in range(half, count)])
-
-    if args.seed is not None:
-        print(f"seeds: {args.seed} for every case")
-    else:
-        print(f"seeds: fixed {FIXED_SEED}, fresh {fresh}")
-    plan = seeded(args.cases, False) + seeded(args.advanced_cases, True)
+    seeds = harness.SplitSeeds(FIXED_SEED, args.seed)
+    seeds.announce()
     if args.only is not None or args.only_advanced is not None:
         advanced, k = (False, args.only) if args.only is not None else (True, args.only_advanced)
-        plan = ([(s, i, a) for (s, i, a) in plan if i == k and a == advanced]
-                or [(args.seed or FIXED_SEED, k, advanced)])
-    sys.stdout.flush()
+        count = args.advanced_cases if advanced else args.cases
+        plan = [(s, i, advanced) for s, i in seeds.plan(count, k)]
+    else:
+        plan = ([(s, i, False) for s, i in seeds.plan(args.cases)] +
+                [(s, i, True) for s, i in seeds.plan(args.advanced_cases)])
 
     stats = collections.Counter()
-    failures = collections.defaultdict(list)
-    passed = failed = 0
-    lock = threading.Lock()
+    failures = harness.FailuresByKind()
+    tally = harness.Tally()
 
     with tempfile.TemporaryDirectory(prefix="tslice-diff-") as workdir:
-        def one(si):
-            seed, i, advanced = si
+        def one(job):
+            seed, i, advanced = job
             case = (gen_advanced_case if advanced else gen_case)(seed, i)
-            try:
-                fl = run_case(args, case, workdir)
-            except subprocess.TimeoutExpired as e:
-                fl = [("timeout", f"{fmt_case(case)}\n    {e}")]
-            except Exception as e:  # noqa: BLE001
-                fl = [("harness exception", f"{fmt_case(case) if 'arr' in case else (seed, i, advanced)}\n    {e!r}")]
-            with lock:
-                stats[("advanced " if case["advanced"] else "") +
-                      ("junk" if case["junk"] is not None else
-                       ("numpy ok" if case.get("numpy_ok") else "numpy error"))] += 1
-                stats["io:" + case["io_mode"]] += 1
-                if case["advanced"] and case["mode"] != "valid":
-                    stats["advanced mode " + case["mode"]] += 1
-                stats["shape_check"] += case["shape_check"]
-                stats["large"] += case["large"]
-            return fl
+            return case, harness.run_guarded(
+                lambda: run_case(args, case, workdir),
+                lambda: fmt_case(case) if "arr" in case else (seed, i, advanced))
 
-        with concurrent.futures.ThreadPoolExecutor(max_workers=args.workers) as ex:
-            for fl in ex.map(one, plan):
-                if fl:
-                    failed += 1
-                    for kind, detail in fl:
-                        failures[kind].append(detail)
-                else:
-                    passed += 1
+        for case, fl in harness.run_parallel(one, plan, args.workers):
+            tally.count(fl)
+            failures.add(fl)
+            stats[("advanced " if case["advanced"] else "") +
+                  ("junk" if case["junk"] is not None else
+                   ("numpy ok" if case.get("numpy_ok") else "numpy error"))] += 1
+            stats["io:" + case["io_mode"]] += 1
+            if case["advanced"] and case["mode"] != "valid":
+                stats["advanced mode " + case["mode"]] += 1
+            stats["shape_check"] += case["shape_check"]
+            stats["large"] += case["large"]
 
-    for kind, details in sorted(failures.items()):
-        print(f"=== {len(details)} failure(s) of kind: {kind}")
-        for det in details[: args.show]:
-            print("FAIL " + det)
-        if len(details) > args.show:
-            print(f"... and {len(details) - args.show} more of this kind")
-    print("case mix: " + ", ".join(f"{k} {v}" for k, v in sorted(stats.items())))
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    failures.report(args.show)
+    harness.print_case_mix(stats)
+    return tally.finish()
 
 
 if __name__ == "__main__":

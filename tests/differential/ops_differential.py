@@ -23,17 +23,17 @@ exit status is 1 when anything failed.
 """
 
 import argparse
-import concurrent.futures
 import json
 import os
 import random
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
 
 import numpy as np
+
+import harness
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
 import dml_slice1  # noqa: E402
@@ -597,7 +597,7 @@ def run_case(args, op, seed, index, workdir):
                     "\n    problems: " + "\n              ".join(probs)], kind
         return [], kind
     finally:
-        shutil.rmtree(d, ignore_errors=True)
+        harness.remove_case_dir(d)
 
 
 def main():
@@ -610,47 +610,32 @@ def main():
     ap.add_argument("--workers", type=int, default=max(2, 2 * (os.cpu_count() or 1)))
     ap.add_argument("--show", type=int, default=8, help="failures shown in full (default 8)")
     args = ap.parse_args()
-    args.tslice = os.path.abspath(args.tslice)
-    if not os.path.isfile(args.tslice):
-        print(f"no tslice executable at {args.tslice}")
-        print("0 passed, 1 failed")
-        return 1
+    args.tslice = harness.require_tslice(args.tslice)
 
     ops = [args.op] if args.op else OPS
-    fresh = random.SystemRandom().randrange(1, 2**31)
-    if args.seed is not None:
-        print(f"seeds: {args.seed} for every case")
-        seeds = lambda i: args.seed  # noqa: E731
-    else:
-        print(f"seeds: fixed {FIXED_SEED}, fresh {fresh}")
-        seeds = lambda i: FIXED_SEED if i < args.cases // 2 else fresh  # noqa: E731
+    seeds = harness.SplitSeeds(FIXED_SEED, args.seed)
+    seeds.announce()
     indices = [args.only] if args.only is not None else range(args.cases)
-    jobs = [(op, seeds(i), i) for op in ops for i in indices]
+    jobs = [(op, seeds.seed_of(i, args.cases), i) for op in ops for i in indices]
 
-    passed = failed = 0
+    tally = harness.Tally()
     shown = 0
     kinds = {op: {"valid": 0, "empty": 0, "invalid": 0, "harness": 0} for op in ops}
     with tempfile.TemporaryDirectory(prefix="tslice_ops_") as workdir:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=args.workers) as pool:
-            futures = [pool.submit(run_case, args, op, seed, i, workdir) for op, seed, i in jobs]
-            for (op, _seed, _i), future in zip(jobs, futures):
-                fails, kind = future.result()
-                kinds[op][kind] += 1
-                if fails:
-                    failed += 1
-                    for f in fails:
-                        if shown < args.show:
-                            print("FAIL " + f)
-                            shown += 1
-                else:
-                    passed += 1
+        results = harness.run_parallel(lambda job: run_case(args, *job, workdir), jobs, args.workers)
+        for (fails, kind), (op, _seed, _i) in zip(results, jobs):
+            kinds[op][kind] += 1
+            tally.count(fails)
+            for f in fails:
+                if shown < args.show:
+                    print("FAIL " + f)
+                    shown += 1
     for op in ops:
         k = kinds[op]
         print(f"{op}: {k['valid']} non-empty results, {k['empty']} empty, {k['invalid']} invalid specs")
-    if failed > shown:
-        print(f"({failed - shown} more failures not shown)")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    if tally.failed > shown:
+        print(f"({tally.failed - shown} more failures not shown)")
+    return tally.finish()
 
 
 if __name__ == "__main__":

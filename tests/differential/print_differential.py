@@ -15,10 +15,8 @@ is "N passed, M failed"; the exit status is 1 on any mismatch.
 """
 
 import argparse
-import concurrent.futures
 import difflib
 import os
-import random
 import shlex
 import shutil
 import subprocess
@@ -26,6 +24,8 @@ import sys
 import tempfile
 
 import numpy as np
+
+import harness
 
 FIXED_SEED = 20240611
 
@@ -262,11 +262,12 @@ def run_seed(seed, args, command, workdir, failures_dir):
         expected = expected_output(array)
         return case, code, out, err, expected
 
+    tally = harness.Tally()
     failures = []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for case, code, out, err, expected in pool.map(check, cases):
-            if code == 0 and out == expected:
-                continue
+    for case, code, out, err, expected in harness.run_parallel(check, cases, args.jobs):
+        failed = not (code == 0 and out == expected)
+        tally.count(failed)
+        if failed:
             failures.append((case, code, out, err, expected))
     for (index, name, array, path), code, out, err, expected in failures[: args.show]:
         kept = os.path.join(failures_dir, os.path.basename(path))
@@ -277,7 +278,7 @@ def run_seed(seed, args, command, workdir, failures_dir):
         if code != 0:
             print(f"exit status {code}; stderr: {err.decode('utf-8', 'replace').strip()}")
         print(describe_diff(expected, out))
-    return len(cases) - len(failures), len(failures)
+    return tally
 
 
 # ------------------------------------------------------------------------------------------
@@ -558,24 +559,21 @@ def main():
     if not args.driver and not os.path.exists(args.tslice):
         print(f"{args.tslice}: no such binary (build tslice, or pass --tslice / --driver)")
         return 2
-    seeds = args.seed or [FIXED_SEED, random.SystemRandom().randrange(2 ** 32)]
-    print("seeds: " + ", ".join(str(s) for s in seeds) + " (replay one with --seed N)")
+    seeds = harness.seed_list(FIXED_SEED, args.seed, fresh_stop=2 ** 32)
 
-    passed = failed = 0
+    total = harness.Tally()
     workdir = tempfile.mkdtemp(prefix="print_differential_")
     failures_dir = tempfile.mkdtemp(prefix="print_differential_failures_")
     try:
         for seed in seeds:
-            p, f = run_seed(seed, args, command, workdir, failures_dir)
-            print(f"seed {seed}: {p} passed, {f} failed")
-            passed += p
-            failed += f
+            tally = run_seed(seed, args, command, workdir, failures_dir)
+            print(f"seed {seed}: {tally}")
+            total += tally
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
         if not os.listdir(failures_dir):
             os.rmdir(failures_dir)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return total.finish()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,157 @@
+"""What the differential tests in this directory share: their seeds, running cases on a
+thread pool, counting and reporting failures, the last line and the exit status.
+
+Each test keeps its own cases and checks; this module only runs them and tells the result.
+The tests import it as `harness`: Python puts the directory of the script it runs first on
+sys.path, so this works whatever the working directory is.
+"""
+
+import collections
+import concurrent.futures
+import os
+import random
+import shutil
+import subprocess
+import sys
+
+# ------------------------------------------------------------------------------ seeds
+
+
+def fresh_seed(stop=2**31, start=0):
+    """A seed from the system's randomness, new on every run (the tests print it)."""
+    return random.SystemRandom().randrange(start, stop)
+
+
+class SplitSeeds:
+    """A seed per case: the fixed seed for the first half of the cases and a fresh one for
+    the rest, or `given` (--seed N) for every case.  A case depends only on its seed and its
+    number, so `--seed S --only K` replays one."""
+
+    def __init__(self, fixed, given):
+        self.fixed = fixed
+        self.given = given
+        self.fresh = fresh_seed(start=1)
+
+    def announce(self):
+        if self.given is not None:
+            print(f"seeds: {self.given} for every case", flush=True)
+        else:
+            print(f"seeds: fixed {self.fixed}, fresh {self.fresh}", flush=True)
+
+    def seed_of(self, index, count):
+        """The seed of case `index` of `count`."""
+        if self.given is not None:
+            return self.given
+        return self.fixed if index < count // 2 else self.fresh
+
+    def plan(self, count, only=None):
+        """[(seed, index)] of the `count` cases, or of case `only` alone; a lone case outside
+        the `count` gets --seed's seed or, without it, the fixed one."""
+        if only is None:
+            return [(self.seed_of(i, count), i) for i in range(count)]
+        if 0 <= only < count:
+            return [(self.seed_of(only, count), only)]
+        return [(self.given or self.fixed, only)]
+
+
+def seed_list(fixed, given, fresh_stop=2**31):
+    """Seeds that each run a whole set of cases, printed first: `given` (the --seed values)
+    or the fixed seed and a fresh one."""
+    seeds = list(given) if given else [fixed, fresh_seed(fresh_stop)]
+    print("seeds: " + ", ".join(str(s) for s in seeds) + " (replay one with --seed N)", flush=True)
+    return seeds
+
+
+# ---------------------------------------------------------------------------- running
+
+
+def require_tslice(path):
+    """`path` made absolute; if no file is there, says so, and exits as one failed case."""
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        print(f"no tslice executable at {path}")
+        sys.exit(Tally(failed=1).finish())
+    return path
+
+
+def run_parallel(function, jobs, workers):
+    """Yields function(job) for every job, in the jobs' order, computed on `workers` threads
+    (an exception in one is raised here, when its turn comes)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(function, jobs)
+
+
+def run_guarded(check, describe):
+    """check(): a case's list of (kind, detail) failures.  A timeout of tslice or an exception
+    of the harness becomes one failure of its own kind, described by describe()."""
+    try:
+        return check()
+    except subprocess.TimeoutExpired as e:
+        return [("timeout", f"{describe()}\n    {e}")]
+    except Exception as e:  # noqa: BLE001
+        return [("harness exception", f"{describe()}\n    {e!r}")]
+
+
+def remove_case_dir(directory, keep=None):
+    """Removes a case's working directory, first copying it into `keep` if that is given
+    (--keep DIR, for a failing case)."""
+    if keep:
+        dst = os.path.join(keep, os.path.basename(directory))
+        shutil.rmtree(dst, ignore_errors=True)
+        shutil.copytree(directory, dst)
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------- results
+
+
+class Tally:
+    """Cases passed and failed; as text, the summary `N passed, M failed`."""
+
+    def __init__(self, passed=0, failed=0):
+        self.passed = passed
+        self.failed = failed
+
+    def count(self, failures):
+        """Counts one case: failed if `failures` is true (a non-empty list of failures, or True)."""
+        if failures:
+            self.failed += 1
+        else:
+            self.passed += 1
+
+    def __iadd__(self, other):
+        self.passed += other.passed
+        self.failed += other.failed
+        return self
+
+    def __str__(self):
+        return f"{self.passed} passed, {self.failed} failed"
+
+    def finish(self):
+        """Prints the summary as the last line; returns the exit status, 1 if anything failed."""
+        print(self)
+        return 1 if self.failed else 0
+
+
+class FailuresByKind:
+    """Failure details grouped by kind, reported a few of each kind."""
+
+    def __init__(self):
+        self.details = collections.defaultdict(list)
+
+    def add(self, failures):
+        for kind, detail in failures:
+            self.details[kind].append(detail)
+
+    def report(self, show):
+        for kind, details in sorted(self.details.items()):
+            print(f"=== {len(details)} failure(s) of kind: {kind}")
+            for det in details[:show]:
+                print("FAIL " + det)
+            if len(details) > show:
+                print(f"... and {len(details) - show} more of this kind")
+
+
+def print_case_mix(stats, hide_zero=False):
+    """The line `case mix: KIND N, ...` of a Counter, in the order of its keys."""
+    print("case mix: " + ", ".join(f"{k} {v}" for k, v in sorted(stats.items()) if v or not hide_zero))

@@ -8,7 +8,8 @@
 // zero-filled. Rows are the innermost normalised axis, so when the gathered block is
 // contiguous (gather along any axis but the last) a whole block is one memcpy, and any other
 // block the same row kernel as a slice. Only when the innermost axis itself walks the table
-// (gather along the last axis) is every element looked up on its own.
+// (gather along the last axis) is every element looked up on its own; the elements of the
+// next row are then prefetched, each from its own line, while this one is copied.
 //
 // Where the output goes: straight to dst, or, for a copy too large to stay in the caches
 // anyway, through a small staging buffer that is streamed out with non-temporal stores (no
@@ -248,6 +249,7 @@ public:
 constexpr std::int64_t kPrefetchAhead = 4096;  // bytes of rows ahead
 constexpr std::int64_t kPrefetchMost = 65536;  // bytes of a row prefetched, in its reading order
 constexpr std::int64_t kPiece = 1024;          // input bytes copied between prefetches
+constexpr std::int64_t kTablePiece = 16;       // elements looked up between prefetches
 
 // GCC 12 takes a loop of nothing but __builtin_prefetch for one without effects and deletes
 // it (its mod/ref analysis), hence the asm on x86.
@@ -310,6 +312,21 @@ RowLines row_lines(const std::byte* start, std::int64_t stride, std::int64_t len
     low &= ~std::uintptr_t{kLine - 1};
     return {low, kLine, static_cast<std::int64_t>((high - low + kLine - 1) / kLine)};
 }
+
+// The elements of a row that walks the table (a gather along the last axis), to prefetch:
+// each one's line, wherever its table entry puts it.
+struct TableElements {
+    const std::byte* row = nullptr;  // the row's start, before the entries
+    const std::int64_t* entries = nullptr;
+    std::int64_t stride = 0, table_stride = 0, count = 0;
+
+    void prefetch(std::int64_t from, std::int64_t to) const {
+        for (std::int64_t i = from; i < to; ++i) {
+            const std::int64_t entry = entries[i * table_stride];
+            if (entry != View::kZeroElement) prefetch_line<false>(row + i * stride + entry);
+        }
+    }
+};
 
 // Whether a copy takes the 2-D tile kernel for its two innermost axes: rows that lie close
 // together (sharing cache lines) while the elements of a row lie far apart, as when a
@@ -403,11 +420,13 @@ void copy_view(const std::byte* src, const View& view, std::byte* dst, std::int6
     Odometer at(layout, first_row);
     const std::int64_t reach = (row_length - 1) * inner_stride;
     const std::int64_t row_bytes = std::abs(reach) + item_bytes;
-    const std::int64_t ahead = std::clamp<std::int64_t>(kPrefetchAhead / row_bytes, 1, 64);
+    // A row that walks the table reads a line per element, wherever the entries say.
+    const bool walks_table = table && inner_table_stride != 0;
+    const std::int64_t ahead =
+        walks_table ? 1 : std::clamp<std::int64_t>(kPrefetchAhead / row_bytes, 1, 64);
     // (Rows past this call's range too: the writer copies a view in chunks, one call each.)
     const std::int64_t last_row = layout.element_count() / row_length - 1;
-    const bool prefetch = set.prefetch && !tiles && first_row + ahead <= last_row &&
-                          (inner_table_stride == 0 || !table);
+    const bool prefetch = set.prefetch && !tiles && first_row + ahead <= last_row;
     Odometer next(layout, prefetch ? first_row + ahead : first_row);
     std::int64_t next_row = first_row + ahead;
 
@@ -431,9 +450,14 @@ void copy_view(const std::byte* src, const View& view, std::byte* dst, std::int6
             }
         }
         RowLines lines;
+        TableElements elements;
         if (prefetch && next_row <= last_row) {
-            const std::int64_t entry = table ? table[next.table] : 0;
-            if (entry != kZero) lines = row_lines(base + next.offset + entry, inner_stride, row_length, item_bytes);
+            if (walks_table) {
+                elements = {base + next.offset, table + next.table, inner_stride, inner_table_stride, row_length};
+            } else {
+                const std::int64_t entry = table ? table[next.table] : 0;
+                if (entry != kZero) lines = row_lines(base + next.offset + entry, inner_stride, row_length, item_bytes);
+            }
             next.step(1);
             ++next_row;
         }
@@ -460,16 +484,18 @@ void copy_view(const std::byte* src, const View& view, std::byte* dst, std::int6
                 });
             }
         };
-        const std::int64_t pieces = std::clamp<std::int64_t>(run * element_bytes / kPiece, 1, std::max<std::int64_t>(lines.count, 1));
-        if (pieces == 1) {
-            lines.prefetch(0, lines.count, backwards);
-            copy_part(0, run);
-        } else {
-            for (std::int64_t piece = 0; piece < pieces; ++piece) {
+        // The row in pieces, each after its share of the next row's prefetches.
+        const std::int64_t pieces =
+            walks_table ? std::clamp<std::int64_t>(run / kTablePiece, 1, std::max<std::int64_t>(elements.count, 1))
+                        : std::clamp<std::int64_t>(run * element_bytes / kPiece, 1, std::max<std::int64_t>(lines.count, 1));
+        for (std::int64_t piece = 0; piece < pieces; ++piece) {
+            if (walks_table) {
+                elements.prefetch(elements.count * piece / pieces, elements.count * (piece + 1) / pieces);
+            } else {
                 lines.prefetch(lines.count * piece / pieces, lines.count * (piece + 1) / pieces, backwards);
-                const std::int64_t from = run * piece / pieces;
-                copy_part(from, run * (piece + 1) / pieces - from);
             }
+            const std::int64_t from = run * piece / pieces;
+            copy_part(from, run * (piece + 1) / pieces - from);
         }
         count -= run;
         column = 0;

@@ -485,17 +485,27 @@ void copy_view(const std::byte* src, const View& view, std::byte* dst, std::int6
             }
         };
         // The row in pieces, each after its share of the next row's prefetches.
-        const std::int64_t pieces =
-            walks_table ? std::clamp<std::int64_t>(run / kTablePiece, 1, std::max<std::int64_t>(elements.count, 1))
-                        : std::clamp<std::int64_t>(run * element_bytes / kPiece, 1, std::max<std::int64_t>(lines.count, 1));
-        for (std::int64_t piece = 0; piece < pieces; ++piece) {
-            if (walks_table) {
+        if (walks_table) {
+            const std::int64_t pieces =
+                std::clamp<std::int64_t>(run / kTablePiece, 1, std::max<std::int64_t>(elements.count, 1));
+            for (std::int64_t piece = 0; piece < pieces; ++piece) {
                 elements.prefetch(elements.count * piece / pieces, elements.count * (piece + 1) / pieces);
-            } else {
-                lines.prefetch(lines.count * piece / pieces, lines.count * (piece + 1) / pieces, backwards);
+                const std::int64_t from = run * piece / pieces;
+                copy_part(from, run * (piece + 1) / pieces - from);
             }
-            const std::int64_t from = run * piece / pieces;
-            copy_part(from, run * (piece + 1) / pieces - from);
+        } else {
+            const std::int64_t pieces =
+                std::clamp<std::int64_t>(run * element_bytes / kPiece, 1, std::max<std::int64_t>(lines.count, 1));
+            if (pieces == 1) {
+                lines.prefetch(0, lines.count, backwards);
+                copy_part(0, run);
+            } else {
+                for (std::int64_t piece = 0; piece < pieces; ++piece) {
+                    lines.prefetch(lines.count * piece / pieces, lines.count * (piece + 1) / pieces, backwards);
+                    const std::int64_t from = run * piece / pieces;
+                    copy_part(from, run * (piece + 1) / pieces - from);
+                }
+            }
         }
         count -= run;
         column = 0;

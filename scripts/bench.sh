@@ -22,13 +22,16 @@
 #    (128,1024,1024); a gather of 100000 random rows of float32 (1000000, 256) along axis 0 and
 #    of 1000 random columns of float32 (4096, 65536) along axis 1. Columns: the output and the
 #    bytes read (64-byte lines touched), then median times in ms of tslice's copy_view into a
-#    preallocated buffer on 1 thread and on all cores, memcpy of the output bytes, memcpy of the
-#    bytes read, xtensor view assignment into a preallocated xt::xtensor, numpy (np.copyto into
-#    a preallocated array; np.take(out=) for the gathers) in a separate /usr/bin/python3; then
+#    preallocated buffer on 1 thread and on all cores, memcpy of the output bytes (on 1 thread
+#    and split over all cores: how much more cores can give at all), memcpy of the bytes read,
+#    xtensor view assignment into a preallocated xt::xtensor, numpy (np.copyto into a
+#    preallocated array; np.take(out=) for the gathers) in a separate /usr/bin/python3; then
 #    the ratios 1T/memcpy-out, 1T/memcpy-read, numpy/1T, 1T/all-cores, each with its target of
-#    the issue and PASS/MISS, and a check column: every copy is compared with a plain reference.
+#    the issue and PASS/MISS, memcpy's own all-cores gain, and a check column: every copy is
+#    compared with a plain reference.
 # 2. Whole process (bench/whole_process.py, hyperfine): `tslice IN EXPR -o OUT` against the I/O
-#    floor (map the input, write() the same bytes) and numpy's one-liner, with peak RSS; a
+#    floor (map the input, write() the same bytes; the two measured in alternating rounds) and
+#    numpy's one-liner, with peak RSS; a
 #    1 KiB .npy slice; --shape on the 1 GiB file. Targets with PASS/MISS.
 #
 # Exit status: non-zero if anything fails to build or run, or any copy or output file differs

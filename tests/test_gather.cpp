@@ -367,7 +367,7 @@ TEST_CASE("advanced: errors in numpy's words and order, at the item") {
         {"[[5, 0], [9, 0]]", {2, 3}, "index 5 is out of bounds for axis 0 with size 2", 1},
         {"[[5], [0, 1], [0, 1, 2]]", {2, 3, 4}, "shape mismatch: indexing arrays could not be broadcast together with shapes (1,) (2,) (3,)", 14},
         {"[7, [0, 1], [0, 1, 2]]", {2, 3, 4}, "index 7 is out of bounds for axis 0 with size 2", 1},
-        {"[[0], ::0, 9]", {2, 3, 4}, "slice step cannot be zero", 6},
+        {"[[0], ::0, 9]", {2, 3, 4}, "slice step cannot be zero", 8},
         {"[9, ::0, [0]]", {2, 3, 4}, "index 9 is out of bounds for axis 0 with size 2", 1},
         {"[[0], [0], [0]]", {2, 3}, "too many indices for array: array is 2-dimensional, but 3 were indexed", 11},
         {"[[9], ..., ...]", {2, 3}, "an index can only have a single ellipsis ('...')", 11},

@@ -147,11 +147,12 @@ TEST_CASE("plan: numpy's errors, in numpy's order") {
         {"[1, 2, 3]", {2, 3}, 7, "too many indices for array: array is 2-dimensional, but 3 were indexed"},
         {"[0]", {}, 1, "too many indices for array: array is 0-dimensional, but 1 were indexed"},
         {"[..., ...]", {2}, 6, "an index can only have a single ellipsis ('...')"},
-        {"[::0]", {2}, 1, "slice step cannot be zero"},
+        {"[::0]", {2}, 3, "slice step cannot be zero"},  // under the step
+        {"[1 : 2 :  0x0]", {2}, 10, "slice step cannot be zero"},
         // Order: walk errors, then too many, then item by item.
         {"[..., 1, 2, 3, ...]", {2, 3}, 15, "an index can only have a single ellipsis ('...')"},
         {"[::0, 1, 2, 3]", {2, 3}, 9, "too many indices for array: array is 2-dimensional, but 4 were indexed"},
-        {"[::0, 5]", {2, 3}, 1, "slice step cannot be zero"},
+        {"[::0, 5]", {2, 3}, 3, "slice step cannot be zero"},
         {"[5, ::0]", {2, 3}, 1, "index 5 is out of bounds for axis 0 with size 2"},
         {"[1, 99999999999999999999, ..., ...]", {2, 3}, 4, "only integers, slices (`:`)"},
     };

@@ -298,7 +298,9 @@ private:
         if (peek() == ':') {
             ++pos_;
             skip_space();
+            const std::size_t step_column = pos_;
             if (const Bound step = parse_bound(pos_); step.integer) {
+                item.step_column = step_column;
                 // Python's slice clamps a step below -PY_SSIZE_T_MAX to -PY_SSIZE_T_MAX, so that
                 // negating it cannot overflow.
                 slice.step = std::max(step.integer->value, -kInt64Max);

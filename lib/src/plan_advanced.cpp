@@ -81,7 +81,7 @@ GatherPlan plan_advanced_index(const IndexExpr& expr, const std::vector<std::int
     basic.text = expr.text;
     for (const auto& item : expr.items) {
         if (const auto* list = std::get_if<IntListItem>(&item.item)) {
-            basic.items.push_back(list->overflows ? ExprItem{IntItem{0, true}, item.column} : ExprItem{SliceItem{}, item.column});
+            basic.items.push_back(list->overflows ? ExprItem{IntItem{0, true}, item.column, {}} : ExprItem{SliceItem{}, item.column, {}});
         } else {
             basic.items.push_back(item);
         }

@@ -159,7 +159,8 @@ SlicePlan plan_basic_index(const IndexExpr& expr, const std::vector<std::int64_t
             ++axis;
         } else {
             const auto& slice = std::get<SliceItem>(item.item);
-            if (slice.step == 0) fail("slice step cannot be zero", item);
+            if (slice.step == 0)
+                throw ExprError("slice step cannot be zero", expr.text, item.step_column.value_or(item.column));
             plan.axes.push_back(resolve_slice(slice, axis, input_shape[axis]));
             ++axis;
         }

@@ -52,6 +52,8 @@ using IndexItem = std::variant<SliceItem, IntItem, EllipsisItem, NewAxisItem, In
 struct ExprItem {
     IndexItem item;
     std::size_t column = 0;  // where the item starts in the expression text (0-based)
+    // Where a slice's step is written, if it is: a zero step is reported there.
+    std::optional<std::size_t> step_column;
     bool operator==(const ExprItem&) const = default;
 };
 

@@ -194,30 +194,39 @@ def parse_report(res):
     return report
 
 
-def check_read_only_mount(tslice, tmp):
-    target = os.path.join(tmp, "mnt")
-    os.mkdir(target)
-    with open(os.path.join(target, "out.npy"), "wb") as f:
+def check_write_fails_on_mount(tmp, target, mount, command, reason, what):
+    """Mounts `target` with the shell command `mount` in a private namespace, puts an existing
+    out.npy there, runs `command` (tslice's words, writing `-o target/out.npy`) and checks: exit
+    1, one line of stderr naming `reason`, no temporary left, the existing file unchanged."""
+    with open(os.path.join(tmp, "existing"), "wb") as f:
         f.write(EXISTING)
     script = f"""
-        mount --bind '{target}' '{target}' && mount -o remount,bind,ro '{target}' || exit 99
-        '{tslice}' '{ARANGE}' '::-1' -o '{target}/out.npy' 2> '{tmp}/stderr'
+        {mount} || exit 99
+        cp '{tmp}/existing' '{target}/out.npy' 2>/dev/null || [ -f '{target}/out.npy' ] || exit 99
+        {command} -o '{target}/out.npy' 2> '{tmp}/stderr'
         echo "exit=$?"
         echo "listing=$(ls -A '{target}' | tr '\\n' ' ')"
         cmp -s '{target}/out.npy' '{tmp}/existing' && echo same=yes
     """
-    with open(os.path.join(tmp, "existing"), "wb") as f:
-        f.write(EXISTING)
     res = in_private_mounts(script, tmp)
     report = parse_report(res)
     check(res.returncode != 99 and "exit" in report, f"the namespace script failed: {res.stderr!r}")
     with open(os.path.join(tmp, "stderr"), "rb") as f:
         err = f.read().decode("utf-8", "replace")
     check(report["exit"] == "1", f"exit {report['exit']}, expected 1; stderr {err!r}")
-    check(err.startswith("tslice: error: ") and "Read-only file system" in err and err.count("\n") == 1,
-          f"stderr should be one line about the read-only file system, got {err!r}")
+    check(err.startswith("tslice: error: ") and reason in err and err.count("\n") == 1,
+          f"stderr should be one line about {what}, got {err!r}")
     check(report["listing"].split() == ["out.npy"], f"the mount holds {report['listing']!r}")
     check(report.get("same") == "yes", "the existing file changed")
+
+
+def check_read_only_mount(tslice, tmp):
+    target = make_dir(tmp, "mnt")
+    with open(os.path.join(target, "out.npy"), "wb") as f:  # there before the mount turns read-only
+        f.write(EXISTING)
+    check_write_fails_on_mount(tmp, target, f"mount --bind '{target}' '{target}' && "
+                               f"mount -o remount,bind,ro '{target}'",
+                               f"'{tslice}' '{ARANGE}' '::-1'", "Read-only file system", "the read-only file system")
 
 
 def make_dir(tmp, name):
@@ -229,27 +238,9 @@ def make_dir(tmp, name):
 def check_disk_full_tmpfs(tslice, tmp):
     src = os.path.join(tmp, "in.npy")
     save(src, np.arange(1 << 20, dtype="<u4"))  # 4 MiB of data, 2 MiB of it in the result
-    with open(os.path.join(tmp, "existing"), "wb") as f:
-        f.write(EXISTING)
     target = make_dir(tmp, "mnt")
-    script = f"""
-        mount -t tmpfs -o size=1m tslice-test '{target}' || exit 99
-        cp '{tmp}/existing' '{target}/out.npy'
-        '{tslice}' '{src}' '::-2' -o '{target}/out.npy' -t 2 2> '{tmp}/stderr'
-        echo "exit=$?"
-        echo "listing=$(ls -A '{target}' | tr '\\n' ' ')"
-        cmp -s '{target}/out.npy' '{tmp}/existing' && echo same=yes
-    """
-    res = in_private_mounts(script, tmp)
-    report = parse_report(res)
-    check(res.returncode != 99 and "exit" in report, f"the namespace script failed: {res.stderr!r}")
-    with open(os.path.join(tmp, "stderr"), "rb") as f:
-        err = f.read().decode("utf-8", "replace")
-    check(report["exit"] == "1", f"exit {report['exit']}, expected 1; stderr {err!r}")
-    check(err.startswith("tslice: error: ") and "No space left on device" in err and err.count("\n") == 1,
-          f"stderr should be one line about the full disk, got {err!r}")
-    check(report["listing"].split() == ["out.npy"], f"the tmpfs holds {report['listing']!r}")
-    check(report.get("same") == "yes", "the existing file changed")
+    check_write_fails_on_mount(tmp, target, f"mount -t tmpfs -o size=1m tslice-test '{target}'",
+                               f"'{tslice}' '{src}' '::-2' -t 2", "No space left on device", "the full disk")
 
 
 def check_file_size_limit(tslice, tmp):

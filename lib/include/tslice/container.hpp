@@ -1,0 +1,116 @@
+// Arrays where they live: a plain .npy file, a member of an .npz archive (np.savez, stored, or
+// np.savez_compressed, deflated), or a tensor of a .safetensors file.
+//
+// Everything here reads a file that is already in memory (mapped, or spooled to a temporary
+// file and mapped), and only its headers: the zip directory, each member's .npy header, the
+// safetensors JSON header. Where an array's bytes are is described, never copied, so listing
+// a multi-GiB checkpoint touches a few pages of it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tslice/npy.hpp"
+
+namespace tslice {
+
+enum class ContainerFormat { Npy, Npz, Safetensors };
+
+// What the first bytes of a file say it is. Anything that is neither a zip archive nor a
+// safetensors header counts as .npy, whose parser describes what is wrong with it.
+ContainerFormat detect_format(const std::byte* bytes, std::size_t size);
+
+// An element type: numpy's dtype, or one numpy does not have (bfloat16, the float8 types),
+// known by its safetensors name. Such a type still has a numpy stand-in of the same size
+// ('|V2', '|V1'), so that its bytes can be viewed and copied like any other.
+struct ElementType {
+    DType dtype;
+    std::string safetensors_only;  // "BF16", "F8_E4M3", "F8_E5M2"; empty when numpy has the type
+
+    std::size_t itemsize() const { return dtype.itemsize; }
+    // numpy's descr ('<f4', or a structured descr) where numpy has the type, else the
+    // safetensors name: what --list prints.
+    std::string name() const;
+    bool operator==(const ElementType& other) const = default;
+};
+
+// numpy's type for a safetensors dtype name ("F32" -> '<f4'); nullopt for a name the format
+// does not define. BF16 and F8_* give a stand-in with safetensors_only set.
+std::optional<ElementType> safetensors_element_type(std::string_view name);
+// The safetensors name for an element type ('<f4' -> "F32"), nullopt where safetensors has
+// none (complex, strings, structured, datetimes, f16 beyond half). Big-endian types give the
+// name of their little-endian twin: the writer swaps their bytes.
+std::optional<std::string> safetensors_name(const ElementType& type);
+
+// Where an array's element bytes are in the file.
+struct ArrayBytes {
+    enum class Kind {
+        Mapped,    // in place: [offset, offset + size) of the file (a .npy, a stored member, a tensor)
+        Deflated,  // inside a deflated .npz member, which must be inflated from its start
+    };
+    Kind kind = Kind::Mapped;
+    std::uint64_t offset = 0;  // Mapped: the first element; Deflated: the first compressed byte
+    std::uint64_t size = 0;    // Mapped: the data bytes; Deflated: the compressed bytes
+    // Deflated only: the member as the directory describes it, and where in the inflated
+    // member the data starts (after its .npy header).
+    std::uint64_t inflated_size = 0;
+    std::uint32_t crc32 = 0;
+    std::uint64_t data_offset = 0;
+    bool operator==(const ArrayBytes& other) const = default;
+};
+
+struct ArrayInFile {
+    std::optional<std::string> name;  // nullopt for a plain .npy; an .npz member without ".npy"
+    std::string member;               // an .npz member's full name ("x.npy"); empty otherwise
+    ElementType type;
+    std::vector<std::int64_t> shape;
+    bool fortran_order = false;
+    ArrayBytes bytes;
+
+    std::uint64_t data_bytes() const;  // elements * item size
+};
+
+// Every array of a file held whole in memory (`size` bytes), in the file's order. Throws
+// Error(Input) for a broken container: the message says what is wrong and where.
+std::vector<ArrayInFile> list_arrays(const std::byte* file, std::size_t size);
+
+// The arrays of one format (list_arrays dispatches on detect_format).
+std::vector<ArrayInFile> list_npz(const std::byte* file, std::size_t size);
+std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t size);
+
+// The array --key names, or the only one: an .npz member matches with or without ".npy".
+// Throws Error(Usage) for a key on a plain .npy, no key on several arrays, or a key that
+// matches none (the message lists the names there are, nearest to the key first), and
+// Error(Input) for a container that holds no array.
+const ArrayInFile& select_array(const std::vector<ArrayInFile>& arrays, const std::optional<std::string>& key);
+
+// --list: one line per array, name, dtype and shape in aligned columns; --list --json: a JSON
+// array of {"name", "dtype", "shape"} (name null for a plain .npy).
+std::string format_array_list(const std::vector<ArrayInFile>& arrays, bool json);
+
+// ---------------------------------------------------------------------------------------------
+// Writing: the bytes around the array data, as pure functions. The write stage streams
+//   prefix, the data, suffix
+// and computes the CRC-32 an .npz needs from the bytes as they go by.
+
+// An .npz of one stored member `member` (such as "x.npy") of `member_size` bytes (the .npy
+// header and the data): a local header, then (after the member) a data descriptor with the
+// CRC-32, the central directory and the end record, in zip64 form where the sizes need it.
+// The CRC comes last, so the member can be streamed (Python's zipfile and np.load read data
+// descriptors).
+std::string npz_prefix(std::string_view member, std::uint64_t member_size);
+std::string npz_suffix(std::string_view member, std::uint64_t member_size, std::uint32_t crc32);
+
+// A .safetensors of one tensor `name`: the 8-byte header length and the JSON header, padded
+// with spaces so the data starts on an 8-byte boundary. No suffix.
+std::string safetensors_prefix(std::string_view name, std::string_view dtype_name,
+                               const std::vector<std::int64_t>& shape, std::uint64_t data_bytes);
+
+// The CRC-32 of zip archives, continued from `crc` (0 to start).
+std::uint32_t crc32_update(std::uint32_t crc, const std::byte* bytes, std::size_t size);
+
+}  // namespace tslice

@@ -1,0 +1,46 @@
+// Inflating a deflated zip member (np.savez_compressed) as a stream: bounded memory whatever
+// the member's size, with the sizes and the CRC-32 the zip directory promises checked.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace tslice {
+
+class InflateStream {
+public:
+    // `compressed` holds the member's raw deflate stream (zip stores it without a zlib header);
+    // `what` names the member in errors ("member 'x.npy'").
+    InflateStream(const std::byte* compressed, std::uint64_t compressed_size, std::uint64_t inflated_size,
+                  std::uint32_t crc32, std::string what);
+    InflateStream(const InflateStream&) = delete;
+    InflateStream& operator=(const InflateStream&) = delete;
+    ~InflateStream();
+
+    // Fills `out` with up to `size` of the next inflated bytes and returns how many: fewer only
+    // at the end of the member, 0 after it. Reaching the end checks that the stream ends
+    // exactly there and that the CRC-32 matches. Throws Error(Input) for a corrupt or
+    // truncated stream, or one longer or shorter than the directory says.
+    std::size_t read(std::byte* out, std::size_t size);
+
+    std::uint64_t produced() const { return produced_; }
+    std::uint64_t size() const { return inflated_size_; }
+
+private:
+    struct Zlib;
+    void finish();
+
+    std::unique_ptr<Zlib> zlib_;
+    const std::byte* next_in_;
+    std::uint64_t remaining_in_;
+    std::uint64_t inflated_size_;
+    std::uint32_t expected_crc_;
+    std::uint32_t crc_ = 0;
+    std::uint64_t produced_ = 0;
+    bool finished_ = false;
+    std::string what_;
+};
+
+}  // namespace tslice

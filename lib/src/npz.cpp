@@ -1,0 +1,101 @@
+// .npz archives: a zip of .npy files, one per array, named NAME.npy; np.savez stores them,
+// np.savez_compressed deflates them. np.load names each array by its member name without
+// ".npy", and so does tslice.
+#include <algorithm>
+#include <array>
+
+#include "inflate.hpp"
+#include "tslice/container.hpp"
+#include "tslice/error.hpp"
+#include "zip.hpp"
+
+namespace tslice {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
+
+// The prefix of a .npy that holds its header length: magic, version, and 2 or 4 length bytes.
+constexpr std::size_t kNpyPrefix = 12;
+// parse_npy_header refuses longer headers anyway.
+constexpr std::size_t kMaxNpyHeader = (std::size_t{1} << 20) + kNpyPrefix;
+
+// The .npy header of a deflated member: inflated only as far as the header reaches.
+NpyHeader deflated_header(const std::byte* compressed, const zip::Entry& entry, const std::string& what) {
+    InflateStream stream(compressed, entry.compressed_size, entry.uncompressed_size, entry.crc32, what);
+    std::string bytes(kNpyPrefix, '\0');
+    bytes.resize(stream.read(reinterpret_cast<std::byte*>(bytes.data()), kNpyPrefix));
+    // The header length is believed only as far as the parser would accept it; the parser
+    // then says what is wrong.
+    if (bytes.size() >= 10 && bytes.compare(0, 6, "\x93NUMPY") == 0) {
+        const auto u = [&](std::size_t k) { return static_cast<std::size_t>(static_cast<unsigned char>(bytes[k])); };
+        const std::size_t length = bytes[6] == 1 ? u(8) | u(9) << 8 : u(8) | u(9) << 8 | u(10) << 16 | u(11) << 24;
+        const std::size_t total = std::min(kMaxNpyHeader, (bytes[6] == 1 ? 10 : 12) + length);
+        if (total > bytes.size()) {
+            const std::size_t have = bytes.size();
+            bytes.resize(total);
+            bytes.resize(have + stream.read(reinterpret_cast<std::byte*>(bytes.data()) + have, total - have));
+        }
+    }
+    return parse_npy_header(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+}
+
+}  // namespace
+
+std::vector<ArrayInFile> list_npz(const std::byte* file, std::size_t size) {
+    const std::vector<zip::Entry> entries = zip::read_directory(file, size);
+    std::vector<ArrayInFile> arrays;
+    arrays.reserve(entries.size());
+    for (const zip::Entry& entry : entries) {
+        const std::string what = "member '" + entry.name + "'";
+        if (entry.flags & 0x0001) fail("the .npz " + what + " is encrypted; tslice reads only unencrypted archives");
+        if (entry.method != 0 && entry.method != 8)
+            fail("the .npz " + what + " uses compression method " + std::to_string(entry.method) +
+                 "; tslice reads stored (0) and deflated (8) members, as np.savez and np.savez_compressed write them");
+        const std::uint64_t begin = zip::data_offset(file, size, entry);
+        ArrayInFile array;
+        array.member = entry.name;
+        const bool npy = entry.name.size() >= 4 && entry.name.compare(entry.name.size() - 4, 4, ".npy") == 0;
+        array.name = npy ? entry.name.substr(0, entry.name.size() - 4) : entry.name;
+        NpyHeader header;
+        try {
+            if (entry.method == 0) {
+                if (entry.compressed_size != entry.uncompressed_size)
+                    fail("it is stored, yet its sizes differ (" + std::to_string(entry.compressed_size) + " and " +
+                         std::to_string(entry.uncompressed_size) + " bytes; corrupt archive)");
+                header = parse_npy_header(file + begin, static_cast<std::size_t>(entry.compressed_size));
+            } else {
+                header = deflated_header(file + begin, entry, "the .npz " + what);
+            }
+        } catch (const Error& error) {
+            const std::string message = error.what();
+            if (message.find(what) != std::string::npos) throw;
+            fail("the .npz " + what + ": " + message);
+        }
+        array.type.dtype = header.dtype;
+        array.shape = header.shape;
+        array.fortran_order = header.fortran_order;
+        const std::uint64_t data_bytes = array.data_bytes();
+        if (header.data_offset > entry.uncompressed_size || entry.uncompressed_size - header.data_offset < data_bytes)
+            fail("the .npz " + what + " is too short for its header: shape " + format_shape(header.shape) + " of " +
+                 header.dtype.descr + " needs " + std::to_string(data_bytes) + " data bytes, the member has " +
+                 std::to_string(entry.uncompressed_size - std::min<std::uint64_t>(header.data_offset,
+                                                                                  entry.uncompressed_size)));
+        if (entry.method == 0) {
+            array.bytes.kind = ArrayBytes::Kind::Mapped;
+            array.bytes.offset = begin + header.data_offset;
+            array.bytes.size = data_bytes;
+        } else {
+            array.bytes.kind = ArrayBytes::Kind::Deflated;
+            array.bytes.offset = begin;
+            array.bytes.size = entry.compressed_size;
+            array.bytes.inflated_size = entry.uncompressed_size;
+            array.bytes.crc32 = entry.crc32;
+            array.bytes.data_offset = header.data_offset;
+        }
+        arrays.push_back(std::move(array));
+    }
+    return arrays;
+}
+
+}  // namespace tslice

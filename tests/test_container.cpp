@@ -1,0 +1,93 @@
+// Telling formats apart, choosing the array --key names, and --list's two forms.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "tslice/container.hpp"
+#include "tslice/error.hpp"
+
+using namespace tslice;
+
+namespace {
+
+ContainerFormat format_of(const std::string& bytes) {
+    return detect_format(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+}
+
+ArrayInFile array(std::optional<std::string> name, const char* descr, std::vector<std::int64_t> shape,
+                  std::string member = {}) {
+    ArrayInFile out;
+    out.name = std::move(name);
+    out.member = std::move(member);
+    out.type.dtype = parse_dtype_descr(descr);
+    out.shape = std::move(shape);
+    return out;
+}
+
+std::string usage_error(const std::vector<ArrayInFile>& arrays, const std::optional<std::string>& key) {
+    try {
+        select_array(arrays, key);
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::Usage);
+        return e.what();
+    }
+    FAIL("no error");
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("formats by content") {
+    CHECK(format_of("\x93NUMPY\x01") == ContainerFormat::Npy);
+    CHECK(format_of("PK\x03\x04rest") == ContainerFormat::Npz);
+    CHECK(format_of(std::string("PK\x05\x06", 4) + std::string(18, '\0')) == ContainerFormat::Npz);
+    CHECK(format_of(std::string("\x10\0\0\0\0\0\0\0{", 9)) == ContainerFormat::Safetensors);
+    CHECK(format_of("") == ContainerFormat::Npy);
+    CHECK(format_of("hello world") == ContainerFormat::Npy);
+}
+
+TEST_CASE("--key: by name, by member name, or none for one array") {
+    const std::vector<ArrayInFile> npz = {array("weight", "'<f4'", {3}, "weight.npy"),
+                                          array("bias", "'<f4'", {3}, "bias.npy"),
+                                          array("weights_old", "'<f4'", {3}, "weights_old.npy")};
+    CHECK(&select_array(npz, "bias") == &npz[1]);
+    CHECK(&select_array(npz, "bias.npy") == &npz[1]);
+    const std::string several = usage_error(npz, std::nullopt);
+    CHECK(several == "the file holds 3 arrays; choose one with --key: 'weight', 'bias', 'weights_old'");
+    const std::string typo = usage_error(npz, "wieght");
+    CHECK(typo == "--key 'wieght': no such array; the file holds 'weight', 'bias', 'weights_old'");
+    const std::vector<ArrayInFile> one = {array("x", "'<f4'", {3})};
+    CHECK(&select_array(one, std::nullopt) == &one[0]);
+    const std::vector<ArrayInFile> plain = {array(std::nullopt, "'<f4'", {3})};
+    CHECK(&select_array(plain, std::nullopt) == &plain[0]);
+    CHECK(usage_error(plain, "x").find("plain .npy") != std::string::npos);
+    try {
+        select_array({}, std::nullopt);
+        FAIL("no error");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::Input);
+    }
+    std::vector<ArrayInFile> many;
+    for (int i = 0; i < 15; ++i) many.push_back(array("t" + std::to_string(i), "'<f4'", {1}));
+    CHECK(usage_error(many, std::nullopt).find("and 5 more (--list shows all)") != std::string::npos);
+}
+
+TEST_CASE("--list and --list --json") {
+    std::vector<ArrayInFile> arrays = {array("weight", "'<f4'", {3, 4}), array("b", "'|b1'", {}),
+                                       array("h", "'<f2'", {7})};
+    arrays[2].type = *safetensors_element_type("BF16");
+    CHECK(format_array_list(arrays, false) ==
+          "weight  <f4   (3, 4)\n"
+          "b       |b1   ()\n"
+          "h       BF16  (7,)\n");
+    CHECK(format_array_list(arrays, true) ==
+          R"([{"name": "weight", "dtype": "<f4", "shape": [3, 4]}, {"name": "b", "dtype": "|b1", "shape": []}, )"
+          R"({"name": "h", "dtype": "BF16", "shape": [7]}])"
+          "\n");
+    const std::vector<ArrayInFile> plain = {array(std::nullopt, "'>i8'", {2})};
+    CHECK(format_array_list(plain, false) == ">i8  (2,)\n");
+    CHECK(format_array_list(plain, true) == R"([{"name": null, "dtype": ">i8", "shape": [2]}])"
+                                            "\n");
+    CHECK(format_array_list({}, true) == "[]\n");
+}

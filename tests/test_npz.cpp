@@ -1,0 +1,102 @@
+// .npz archives as arrays: each member's .npy header read in place (stored) or inflated as
+// far as the header (deflated), and where the data is; broken members name themselves.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tslice/container.hpp"
+#include "tslice/error.hpp"
+#include "zip_fixture.hpp"
+
+using namespace tslice;
+using namespace tslice_test;
+
+namespace {
+
+std::vector<ArrayInFile> arrays_of(const std::string& file) {
+    return list_arrays(reinterpret_cast<const std::byte*>(file.data()), file.size());
+}
+
+std::string input_error(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::Input);
+        return e.what();
+    }
+    FAIL("no tslice::Error was thrown");
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("stored and deflated members: names without .npy, header, and where the data is") {
+    const std::string a = npy_counting(10), b = npy_counting(1000);
+    for (const bool zip64 : {false, true}) {
+        const std::string archive = make_zip({{"a.npy", a, false}, {"b.npy", b, true}, {"raw", a, false}}, zip64);
+        CHECK(detect_format(reinterpret_cast<const std::byte*>(archive.data()), archive.size()) == ContainerFormat::Npz);
+        const auto arrays = arrays_of(archive);
+        REQUIRE(arrays.size() == 3);
+        CHECK(*arrays[0].name == "a");
+        CHECK(arrays[0].member == "a.npy");
+        CHECK(arrays[0].type.name() == "<i4");
+        CHECK(arrays[0].shape == std::vector<std::int64_t>{10});
+        CHECK(arrays[0].bytes.kind == ArrayBytes::Kind::Mapped);
+        CHECK(arrays[0].bytes.size == 40);
+        CHECK(archive.substr(arrays[0].bytes.offset, 40) == a.substr(a.size() - 40));
+        CHECK(*arrays[1].name == "b");
+        CHECK(arrays[1].bytes.kind == ArrayBytes::Kind::Deflated);
+        CHECK(arrays[1].bytes.inflated_size == b.size());
+        CHECK(arrays[1].bytes.data_offset == b.size() - 4000);
+        CHECK(arrays[1].bytes.crc32 == crc_of(b));
+        CHECK(arrays[1].shape == std::vector<std::int64_t>{1000});
+        CHECK(*arrays[2].name == "raw");  // np.load keeps a name without .npy as it is
+    }
+}
+
+TEST_CASE("an empty archive holds no arrays") {
+    CHECK(arrays_of(make_zip({})).empty());
+}
+
+TEST_CASE("broken members: the member is named, and what is wrong with it") {
+    const std::string good = npy_counting(10);
+    CHECK(input_error([&] { arrays_of(make_zip({{"a.npy", "not a npy file at all", false}})); })
+              .find("member 'a.npy'") != std::string::npos);
+    CHECK(input_error([&] { arrays_of(make_zip({{"a.npy", good.substr(0, good.size() - 1), false}})); })
+              .find("too short for its header") != std::string::npos);
+    CHECK(input_error([&] { arrays_of(make_zip({{"a.npy", good.substr(0, good.size() - 1), true}})); })
+              .find("too short for its header") != std::string::npos);
+    CHECK(input_error([&] { arrays_of(make_zip({{"a.npy", good.substr(0, 30), true}})); }).find("member 'a.npy'") !=
+          std::string::npos);
+    std::string method = make_zip({{"a.npy", good, false}});
+    method[method.find("PK\x01\x02") + 10] = 12;  // bzip2
+    CHECK(input_error([&] { arrays_of(method); }).find("compression method 12") != std::string::npos);
+    std::string encrypted = make_zip({{"a.npy", good, false}});
+    encrypted[encrypted.find("PK\x01\x02") + 8] |= 1;
+    CHECK(input_error([&] { arrays_of(encrypted); }).find("encrypted") != std::string::npos);
+    // A corrupt deflate stream in the header part of a member.
+    std::string corrupt = make_zip({{"a.npy", npy_counting(1000), true}});
+    corrupt[30 + 5] = static_cast<char>(0xFF);
+    CHECK(input_error([&] { arrays_of(corrupt); }).find("member 'a.npy'") != std::string::npos);
+}
+
+TEST_CASE("every truncation and every corrupted byte of an .npz: arrays or an input error") {
+    const std::string archive =
+        make_zip({{"a.npy", npy_counting(20), false}, {"b.npy", npy_counting(300), true}});
+    for (std::size_t size = 0; size < archive.size(); ++size) {
+        CAPTURE(size);
+        input_error([&] { arrays_of(archive.substr(0, size)); });
+    }
+    for (std::size_t i = 0; i < archive.size(); ++i) {
+        std::string bad = archive;
+        bad[i] = static_cast<char>(bad[i] ^ 0x21);
+        try {
+            for (const auto& array : arrays_of(bad))
+                if (array.bytes.kind == ArrayBytes::Kind::Mapped) CHECK(array.bytes.offset + array.bytes.size <= bad.size());
+        } catch (const Error& e) {
+            CHECK(e.kind() == ErrorKind::Input);
+        }
+    }
+}

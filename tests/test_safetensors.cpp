@@ -1,0 +1,141 @@
+// .safetensors headers: the dtype table, every validation the format's reference makes, and
+// the header tslice writes.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tslice/container.hpp"
+#include "tslice/error.hpp"
+
+using namespace tslice;
+
+namespace {
+
+// The 8-byte length, the header text, then `data` (or as many zero bytes as `data_size`).
+std::string safetensors(const std::string& header, std::size_t data_size, std::optional<std::uint64_t> length = {}) {
+    std::string out;
+    const std::uint64_t n = length.value_or(header.size());
+    for (int k = 0; k < 8; ++k) out += static_cast<char>((n >> (8 * k)) & 0xFF);
+    return out + header + std::string(data_size, '\0');
+}
+
+std::vector<ArrayInFile> arrays_of(const std::string& file) {
+    return list_arrays(reinterpret_cast<const std::byte*>(file.data()), file.size());
+}
+
+std::string input_error(const std::string& file) {
+    try {
+        arrays_of(file);
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::Input);
+        return e.what();
+    }
+    FAIL("no tslice::Error was thrown for " << file.substr(8));
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("tensors in header order, each mapped where its offsets say") {
+    const std::string file = safetensors(
+        R"({"z":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},"__metadata__":{"format":"pt"},)"
+        R"("a":{"dtype":"BF16","shape":[4],"data_offsets":[24,32]},"e":{"dtype":"I64","shape":[0,5],"data_offsets":[32,32]}})",
+        32);
+    const auto arrays = arrays_of(file);
+    REQUIRE(arrays.size() == 3);
+    const std::size_t data_start = file.size() - 32;
+    CHECK(*arrays[0].name == "z");
+    CHECK(arrays[0].type.name() == "<f4");
+    CHECK(arrays[0].shape == std::vector<std::int64_t>{2, 3});
+    CHECK(arrays[0].bytes.offset == data_start);
+    CHECK(arrays[0].bytes.size == 24);
+    CHECK(*arrays[1].name == "a");
+    CHECK(arrays[1].type.name() == "BF16");
+    CHECK(arrays[1].type.itemsize() == 2);
+    CHECK(arrays[1].bytes.offset == data_start + 24);
+    CHECK(arrays[2].shape == std::vector<std::int64_t>{0, 5});
+}
+
+TEST_CASE("the dtype table, both ways") {
+    const std::pair<const char*, const char*> table[] = {
+        {"BOOL", "|b1"}, {"U8", "|u1"},  {"I8", "|i1"},  {"I16", "<i2"}, {"U16", "<u2"},
+        {"F16", "<f2"},  {"I32", "<i4"}, {"U32", "<u4"}, {"F32", "<f4"}, {"F64", "<f8"},
+        {"I64", "<i8"},  {"U64", "<u8"}, {"BF16", "BF16"}, {"F8_E4M3", "F8_E4M3"}, {"F8_E5M2", "F8_E5M2"},
+    };
+    for (const auto& [name, numpy] : table) {
+        CAPTURE(name);
+        const auto type = safetensors_element_type(name);
+        REQUIRE(type);
+        CHECK(type->name() == numpy);
+        CHECK(safetensors_name(*type) == std::string(name));
+    }
+    CHECK_FALSE(safetensors_element_type("F4"));
+    CHECK_FALSE(safetensors_element_type("f32"));
+    // Big-endian types are written under their little-endian name (the writer swaps them).
+    CHECK(safetensors_name({parse_dtype_descr("'>f8'"), ""}) == std::string("F64"));
+    CHECK(safetensors_name({parse_dtype_descr("'=i2'"), ""}) == std::string("I16"));
+    for (const char* lacking : {"'<c8'", "'|S3'", "'<U2'", "'<M8[s]'", "'<m8[s]'", "'|V4'", "'<f16'",
+                                "[('x', '<i4')]"}) {
+        CAPTURE(lacking);
+        CHECK_FALSE(safetensors_name({parse_dtype_descr(lacking), ""}));
+    }
+}
+
+TEST_CASE("broken files: each refused with what is wrong") {
+    const auto tensor = [](const std::string& dtype, const std::string& shape, const std::string& offsets) {
+        return R"({"t":{"dtype":")" + dtype + R"(","shape":)" + shape + R"(,"data_offsets":)" + offsets + "}}";
+    };
+    try {
+        list_safetensors(reinterpret_cast<const std::byte*>("short"), 5);
+        FAIL("no error");
+    } catch (const Error& e) {
+        CHECK(std::string(e.what()).find("cut short") != std::string::npos);
+    }
+    CHECK(input_error(safetensors("{}", 0, 1000)).find("beyond the end") != std::string::npos);
+    CHECK(input_error(safetensors("{}", 0, 100'000'001)).find("100 MB") != std::string::npos);
+    CHECK(input_error(safetensors("{\"a\": ", 0)).find("not valid JSON") != std::string::npos);
+    CHECK(input_error(safetensors("{\"a\": 1}", 0)).find("not a JSON object") != std::string::npos);
+    CHECK(input_error(safetensors(tensor("F32", "[2]", "[0,16]"), 16)).find("needs 8 bytes") != std::string::npos);
+    CHECK(input_error(safetensors(tensor("F32", "[2]", "[0,8]"), 4)).find("past the end") != std::string::npos);
+    CHECK(input_error(safetensors(tensor("F32", "[2]", "[8,0]"), 8)).find("ends before") != std::string::npos);
+    CHECK(input_error(safetensors(tensor("X9", "[2]", "[0,8]"), 8)).find("unknown dtype \"X9\"") != std::string::npos);
+    CHECK(input_error(safetensors(tensor("F32", "[-2]", "[0,8]"), 8)).find("non-negative") != std::string::npos);
+    CHECK(input_error(safetensors(tensor("F32", "[2]", "[0]"), 8)).find("data_offsets") != std::string::npos);
+    CHECK(input_error(safetensors(tensor("F32", "[4294967296,4294967296]", "[0,8]"), 8)).find("2**64") !=
+          std::string::npos);
+    CHECK(input_error(safetensors(R"({"t":{"dtype":"F32","shape":[2]}})", 8)).find("no \"data_offsets\"") !=
+          std::string::npos);
+    CHECK(input_error(safetensors(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                                  R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+                                  12))
+              .find("overlap") != std::string::npos);
+    CHECK(input_error(safetensors(R"({"__metadata__": 3})", 0)).find("__metadata__") != std::string::npos);
+}
+
+TEST_CASE("every truncation of a file is an input error") {
+    const std::string file =
+        safetensors(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"U8","shape":[3],"data_offsets":[8,11]}})",
+                    11);
+    for (std::size_t size = 9; size < file.size(); ++size) {
+        CAPTURE(size);
+        input_error(file.substr(0, size));
+    }
+}
+
+TEST_CASE("the header tslice writes: padded to 8 bytes, and read back") {
+    for (const std::string name : {std::string("arr_0"), std::string("a \"quoted\"\n name"), std::string("\xC3\xA9")}) {
+        const std::string prefix = safetensors_prefix(name, "F32", {2, 3}, 24);
+        CHECK(prefix.size() % 8 == 0);
+        const std::string file = prefix + std::string(24, '\0');
+        const auto arrays = arrays_of(file);
+        REQUIRE(arrays.size() == 1);
+        CHECK(*arrays[0].name == name);
+        CHECK(arrays[0].type.name() == "<f4");
+        CHECK(arrays[0].shape == std::vector<std::int64_t>{2, 3});
+        CHECK(arrays[0].bytes.offset == prefix.size());
+    }
+    CHECK(safetensors_prefix("x", "U8", {}, 1).substr(8) ==
+          R"({"x":{"dtype":"U8","shape":[],"data_offsets":[0,1]}})" + std::string(4, ' '));
+}

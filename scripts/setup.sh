@@ -65,5 +65,6 @@ tslice_build_fuzz() {
             -DCMAKE_CXX_COMPILER=clang++ -DTSLICE_FUZZ=ON \
             -DCMAKE_CXX_FLAGS="$tslice_sanitize_flags -fsanitize=fuzzer-no-link"
     fi
-    cmake --build "$build_dir" -j "$(nproc)" --target fuzz_expr fuzz_npy_header fuzz_ops_json fuzz_copy_differential
+    cmake --build "$build_dir" -j "$(nproc)" --target fuzz_expr fuzz_npy_header fuzz_ops_json fuzz_copy_differential \
+        fuzz_zip_directory fuzz_safetensors_header
 }

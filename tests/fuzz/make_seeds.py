@@ -165,12 +165,72 @@ def npy_seeds():
         write("fuzz_npy_header", name, data)
 
 
+def npz_bytes(save, **arrays):
+    # np.savez stamps members with the current time; a fixed one keeps the seeds' bytes.
+    import time
+    import zipfile
+    from unittest import mock
+    out = io.BytesIO()
+    with mock.patch.object(zipfile.time, "localtime", lambda *_: time.struct_time((1980, 1, 1, 0, 0, 0, 1, 1, 0))):
+        save(out, **arrays)
+    return out.getvalue()
+
+
+def zip_seeds():
+    import zipfile
+    small = np.arange(6, dtype="<i4").reshape(2, 3)
+    seeds = {
+        "savez_two": npz_bytes(np.savez, a=small, b=np.array([1.5, -2.0])),
+        "savez_compressed_two": npz_bytes(np.savez_compressed, a=small, b=np.zeros((3, 4), ">f8")),
+        "savez_empty": npz_bytes(np.savez),
+        "savez_scalar_bool": npz_bytes(np.savez, flag=np.array(True)),
+    }
+    # zip64 records and extra fields, as zipfile writes them for members over 2 GiB.
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, array, method in (("x.npy", small, zipfile.ZIP_STORED), ("y.npy", small, zipfile.ZIP_DEFLATED)):
+            buffer = io.BytesIO()
+            np.save(buffer, array)
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = method
+            with archive.open(info, "w", force_zip64=True) as member:
+                member.write(buffer.getvalue())
+    seeds["zip64_stored_and_deflated"] = out.getvalue()
+    # A stub in front of the archive shifts every offset.
+    seeds["prepended_stub"] = b"#!/bin/sh\nexit 0\n" + seeds["savez_two"]
+    for name, data in seeds.items():
+        write("fuzz_zip_directory", name, data)
+
+
+def safetensors_seeds():
+    import sys
+    sys.path.insert(0, os.path.join(HERE, "..", "differential"))
+    import safetensors_writer as st
+    seeds = {
+        "two_tensors": st.dumps({"weight": np.arange(6, dtype="<f4").reshape(2, 3), "bias": np.array([1, 2], "<i8")}),
+        "metadata": st.dumps({"x": np.array([True, False])}, metadata={"format": "pt"}),
+        "bf16_f8": st.dumps({"h": st.RawTensor("BF16", [2], b"\x80\x3f\x00\x40"),
+                             "e": st.RawTensor("F8_E4M3", [3], b"\x38\x7f\x01"),
+                             "m": st.RawTensor("F8_E5M2", [1], b"\x3c")}),
+        "empty_tensor": st.dumps({"z": np.zeros((0, 5), "<u2")}),
+        "scalar": st.dumps({"s": np.array(3.5, "<f8")}),
+        "no_tensors": st.dumps({}),
+        "overlap": b"",
+    }
+    header = b'{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}'
+    seeds["overlap"] = struct.pack("<Q", len(header)) + header + bytes(12)
+    for name, data in seeds.items():
+        write("fuzz_safetensors_header", name, data)
+
+
 def main():
     for name, text in EXPRESSIONS.items():
         write("fuzz_expr", name, text)
     for name, text in JSON_OPS.items():
         write("fuzz_ops_json", name, text)
     npy_seeds()
+    zip_seeds()
+    safetensors_seeds()
     # The differential target reads choices from bytes: any bytes make a case, so its seeds
     # are random, from a fixed seed, of the lengths that describe one to three ops.
     rng = random.Random(20240501)

@@ -1,0 +1,100 @@
+// Where the pipeline reads an input's bytes from: one mapping, whatever the input is.
+//
+//   a regular file                 mapped in place (a .npy, an .npz, a .safetensors)
+//   a stream (pipe, terminal)      spooled to an unlinked temporary file, then mapped
+//   a deflated .npz member         inflated into an unlinked temporary file, then mapped
+//
+// A spool is written in order through a small buffer, so memory stays bounded whatever the
+// size: its pages live in the page cache, and the copy releases them from this process as it
+// moves on, as it does for a mapped file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "tslice/container.hpp"
+#include "tslice/view.hpp"
+
+namespace tslice {
+
+// A read-only mapping that can give back pages it will not read again.
+class Mapping {
+public:
+    Mapping() = default;
+    Mapping(void* map, std::size_t size) : map_(map), size_(size) {}
+    Mapping(Mapping&& other) noexcept { *this = std::move(other); }
+    Mapping& operator=(Mapping&& other) noexcept;
+    ~Mapping();
+
+    const std::byte* data() const;
+    std::size_t size() const { return size_; }
+    // The pages wholly or partly inside [begin, end) leave this process's memory; reading them
+    // again later reads them again from the file.
+    void release(const std::byte* begin, const std::byte* end) const;
+
+private:
+    void* map_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+// An unlinked temporary file in TMPDIR (O_TMPFILE where the file system has it, else mkstemp
+// and unlink at once, so nothing is left behind even by SIGKILL), written in order, then mapped.
+class Spool {
+public:
+    // `what` names the data in errors ("standard input", "member 'x.npy'").
+    explicit Spool(std::string what);
+    Spool(const Spool&) = delete;
+    Spool& operator=(const Spool&) = delete;
+    ~Spool();
+
+    void append(const std::byte* bytes, std::size_t size);
+    // Reads `fd` until its end or until the spool holds `limit` bytes; returns the bytes read.
+    std::uint64_t append_from(int fd, std::uint64_t limit);
+    std::uint64_t size() const { return size_; }
+    // Maps what was written; the spool takes no more.
+    Mapping map();
+
+private:
+    std::string what_;
+    int fd_ = -1;
+    std::uint64_t size_ = 0;
+};
+
+// The bytes of an input file, or of standard input for "-".
+class InputBytes {
+public:
+    static InputBytes open(const std::string& path);
+
+    const std::byte* data() const { return mapping_.data() + skip_; }
+    std::size_t size() const { return mapping_.size() - skip_; }
+    const Mapping& mapping() const { return mapping_; }
+
+private:
+    Mapping mapping_;
+    std::size_t skip_ = 0;  // standard input redirected from a file may start partway in
+};
+
+// One array's element bytes, ready for the pipeline: in the input's mapping, or inflated.
+class ArrayData {
+public:
+    // `what` names the array in errors. A deflated member is inflated whole here (checked
+    // against its CRC); a mapped one is only pointed at.
+    static ArrayData open(const InputBytes& input, const ArrayInFile& array, const std::string& what);
+
+    const std::byte* data() const { return data_; }
+    // The whole array as a view over data(): C or Fortran strides as its header says.
+    View view() const;
+    // Offsets from data(), as NpyArray::release.
+    void release(std::int64_t begin, std::int64_t end) const;
+
+private:
+    const Mapping* mapping_ = nullptr;
+    Mapping inflated_;
+    const std::byte* data_ = nullptr;
+    std::vector<std::int64_t> shape_;
+    std::size_t itemsize_ = 0;
+    bool fortran_order_ = false;
+};
+
+}  // namespace tslice

@@ -1,0 +1,254 @@
+// Inputs as one mapping each (see source.hpp).
+#include "tslice/source.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "inflate.hpp"
+#include "tslice/error.hpp"
+
+namespace tslice {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
+
+constexpr std::size_t kStep = std::size_t{1} << 20;
+// A stream's first bytes say what it is: the .npy magic and header length, a zip signature, or
+// a safetensors header length and its '{'.
+constexpr std::size_t kSniffBytes = 12;
+
+std::string quoted_name(const std::string& path) { return path == "-" ? "standard input" : "'" + path + "'"; }
+
+std::string temporary_directory() {
+    const char* dir = std::getenv("TMPDIR");
+    return dir && *dir ? dir : "/tmp";
+}
+
+int open_temporary(const std::string& what) {
+    const std::string dir = temporary_directory();
+#ifdef O_TMPFILE
+    const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+#endif
+    std::string path = dir + "/.tslice-spool-XXXXXX";
+    const int fallback = ::mkstemp(path.data());
+    if (fallback < 0)
+        fail("cannot create a temporary file in " + dir + " to hold " + what + ": " + std::strerror(errno) +
+             " (TMPDIR chooses the directory)");
+    ::unlink(path.c_str());
+    ::fcntl(fallback, F_SETFD, FD_CLOEXEC);
+    return fallback;
+}
+
+// Reads until `want` bytes were read or the end of input.
+std::size_t read_full(int fd, std::byte* out, std::size_t want, const std::string& what) {
+    std::size_t got = 0;
+    while (got < want) {
+        const ssize_t n = ::read(fd, out + got, want - got);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            fail("cannot read " + what + ": " + std::strerror(errno));
+        }
+        if (n == 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    return got;
+}
+
+std::uint64_t le(const std::byte* p, int bytes) {
+    std::uint64_t value = 0;
+    for (int k = bytes - 1; k >= 0; --k) value = (value << 8) | std::to_integer<std::uint64_t>(p[k]);
+    return value;
+}
+
+// How much of a stream that starts with `head` to spool: a .npy as far as its header promises
+// (never to the end, so an endless stream that is not a .npy fails after its first bytes and
+// one that is stops where the array does); a container to its end, since a zip's directory is
+// at its end and a safetensors file's tensors may be anywhere after its header.
+void spool_stream(Spool& spool, int fd, const std::string& what) {
+    std::string head(kSniffBytes, '\0');
+    head.resize(read_full(fd, reinterpret_cast<std::byte*>(head.data()), kSniffBytes, what));
+    const auto* bytes = reinterpret_cast<const std::byte*>(head.data());
+    if (detect_format(bytes, head.size()) != ContainerFormat::Npy) {
+        spool.append(bytes, head.size());
+        spool.append_from(fd, UINT64_MAX);
+        return;
+    }
+    // Only a valid magic and version make the length field worth believing; anything else is
+    // left to the parser to describe.
+    if (head.size() >= 12 && head.compare(0, 6, "\x93NUMPY") == 0 && head[6] >= 1 && head[6] <= 3) {
+        const std::size_t prefix = head[6] == 1 ? 10 : 12;
+        const std::uint64_t length = le(bytes + 8, head[6] == 1 ? 2 : 4);
+        if (length <= (std::uint64_t{1} << 20) && head.size() < prefix + length) {
+            const std::size_t have = head.size();
+            head.resize(prefix + length);
+            head.resize(have + read_full(fd, reinterpret_cast<std::byte*>(head.data()) + have, head.size() - have, what));
+        }
+    }
+    spool.append(reinterpret_cast<const std::byte*>(head.data()), head.size());
+    try {
+        const NpyHeader header = parse_npy_header(reinterpret_cast<const std::byte*>(head.data()), head.size());
+        spool.append_from(fd, header.data_offset + header.data_bytes());
+    } catch (const Error&) {
+        // The caller parses again and reports it.
+    }
+}
+
+}  // namespace
+
+// -------------------------------------------------------------------------------------------------
+
+Mapping& Mapping::operator=(Mapping&& other) noexcept {
+    if (this == &other) return *this;
+    if (map_) ::munmap(map_, size_);
+    map_ = std::exchange(other.map_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    return *this;
+}
+
+Mapping::~Mapping() {
+    if (map_) ::munmap(map_, size_);
+}
+
+const std::byte* Mapping::data() const {
+    static const std::byte empty[1] = {};
+    return map_ ? static_cast<const std::byte*>(map_) : empty;
+}
+
+void Mapping::release(const std::byte* begin, const std::byte* end) const {
+    if (!map_ || begin >= end) return;
+    // The mapping is private and never written, so dropping a page only means reading it from
+    // the page cache again if it is needed: the range is widened to whole pages.
+    static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto map_begin = reinterpret_cast<std::uintptr_t>(map_);
+    const std::uintptr_t from = std::max(map_begin, reinterpret_cast<std::uintptr_t>(begin) / page * page);
+    const std::uintptr_t to =
+        std::min(map_begin + size_, (reinterpret_cast<std::uintptr_t>(end) + page - 1) / page * page);
+    if (from < to) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+}
+
+// -------------------------------------------------------------------------------------------------
+
+Spool::Spool(std::string what) : what_(std::move(what)), fd_(open_temporary(what_)) {}
+
+Spool::~Spool() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+void Spool::append(const std::byte* bytes, std::size_t size) {
+    while (size > 0) {
+        const ssize_t wrote = ::write(fd_, bytes, size);
+        if (wrote < 0) {
+            if (errno == EINTR) continue;
+            fail("cannot hold " + what_ + " in a temporary file in " + temporary_directory() + ": " +
+                 std::strerror(errno) + " (TMPDIR chooses the directory)");
+        }
+        bytes += wrote;
+        size -= static_cast<std::size_t>(wrote);
+        size_ += static_cast<std::uint64_t>(wrote);
+    }
+}
+
+std::uint64_t Spool::append_from(int fd, std::uint64_t limit) {
+    std::vector<std::byte> buffer(kStep);
+    std::uint64_t total = 0;
+    while (size_ < limit) {
+        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(kStep, limit - size_));
+        const std::size_t got = read_full(fd, buffer.data(), want, what_);
+        append(buffer.data(), got);
+        total += got;
+        if (got < want) break;
+    }
+    return total;
+}
+
+Mapping Spool::map() {
+    if (size_ == 0) return {};
+    void* map = ::mmap(nullptr, static_cast<std::size_t>(size_), PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (map == MAP_FAILED) fail("cannot map the temporary file holding " + what_ + ": " + std::strerror(errno));
+    return Mapping(map, static_cast<std::size_t>(size_));
+}
+
+// -------------------------------------------------------------------------------------------------
+
+InputBytes InputBytes::open(const std::string& path) {
+    const std::string name = quoted_name(path);
+    int fd = 0;
+    if (path != "-") {
+        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) fail("cannot open " + name + ": " + std::strerror(errno));
+    }
+    struct Closer {
+        int fd;
+        ~Closer() {
+            if (fd > 0) ::close(fd);
+        }
+    } closer{fd};
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) fail("cannot read " + name + ": " + std::strerror(errno));
+    if (S_ISDIR(info.st_mode)) fail(name + " is a directory, not a file");
+
+    InputBytes input;
+    if (S_ISREG(info.st_mode)) {
+        off_t position = 0;
+        if (fd == 0) position = std::max<off_t>(0, ::lseek(fd, 0, SEEK_CUR));
+        const auto size = static_cast<std::size_t>(info.st_size);
+        if (size > static_cast<std::size_t>(position)) {
+            void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (map == MAP_FAILED) fail("cannot map " + name + ": " + std::strerror(errno));
+            input.mapping_ = Mapping(map, size);
+            input.skip_ = static_cast<std::size_t>(position);
+        }
+    } else {
+        Spool spool(name);
+        spool_stream(spool, fd, name);
+        input.mapping_ = spool.map();
+    }
+    if (input.size() == 0) fail(name + ": " + (path == "-" ? "standard input is empty" : "the file is empty"));
+    return input;
+}
+
+// -------------------------------------------------------------------------------------------------
+
+ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, const std::string& what) {
+    ArrayData out;
+    out.shape_ = array.shape;
+    out.itemsize_ = array.type.itemsize();
+    out.fortran_order_ = array.fortran_order;
+    if (array.bytes.kind == ArrayBytes::Kind::Mapped) {
+        out.mapping_ = &input.mapping();
+        out.data_ = input.data() + array.bytes.offset;
+        return out;
+    }
+    InflateStream stream(input.data() + array.bytes.offset, array.bytes.size, array.bytes.inflated_size,
+                         array.bytes.crc32, what);
+    Spool spool(what);
+    std::vector<std::byte> buffer(kStep);
+    for (;;) {
+        const std::size_t got = stream.read(buffer.data(), buffer.size());
+        spool.append(buffer.data(), got);
+        if (got < buffer.size()) break;
+    }
+    out.inflated_ = spool.map();
+    out.data_ = out.inflated_.data() + array.bytes.data_offset;
+    return out;
+}
+
+View ArrayData::view() const { return View::contiguous(shape_, itemsize_, fortran_order_); }
+
+void ArrayData::release(std::int64_t begin, std::int64_t end) const {
+    const Mapping& mapping = mapping_ ? *mapping_ : inflated_;
+    mapping.release(data_ + begin, data_ + end);
+}
+
+}  // namespace tslice

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "tslice/container.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/explain.hpp"
@@ -26,6 +27,7 @@
 #include "tslice/ops.hpp"
 #include "tslice/parallel.hpp"
 #include "tslice/print.hpp"
+#include "tslice/source.hpp"
 #include "tslice/steps.hpp"
 
 namespace {
@@ -35,6 +37,9 @@ struct Options {
     std::optional<std::string> expression;
     std::optional<std::string> output;
     std::optional<std::string> op;
+    std::optional<std::string> key;
+    std::optional<std::string> format;
+    bool list = false;
     bool shape_only = false;
     bool explain = false;
     bool quiet = false;
@@ -45,19 +50,34 @@ struct Options {
 void setup_options(CLI::App& app, Options& options) {
     app.description(
         "Slice a NumPy .npy file with a numpy index expression: tslice in.npy \"[1:, ..., ::-1]\" -o out.npy");
-    app.add_option("INPUT", options.input, "a .npy file, or - for standard input")->required();
+    app.add_option("INPUT", options.input,
+                   "a .npy, .npz or .safetensors file (recognised by content), or - for standard input")
+        ->required();
     app.add_option("EXPR", options.expression,
                    "a numpy index expression such as \"[1:, ..., ::-1]\" (outer brackets optional)");
     app.add_option("--op", options.op,
                    "a JSON op spec (strided_slice, slice, slice1, gather, index), or @FILE; runs before EXPR")
         ->type_name("SPEC");
-    app.add_option("-o,--output", options.output,
-                   "write the result as .npy to PATH (- for standard output)")
-        ->type_name("PATH");
+    auto* output = app.add_option("-o,--output", options.output,
+                                  "write the result to PATH (- for standard output), as .npy unless PATH ends in "
+                                  ".npz or .safetensors or --format says otherwise")
+                       ->type_name("PATH");
+    app.add_option("-k,--key", options.key,
+                   "the array of an .npz or .safetensors INPUT (an .npz member with or without .npy); "
+                   "not needed when it holds one")
+        ->type_name("NAME");
+    app.add_option("--format", options.format, "the output format: npy, npz or safetensors (default: by -o's extension)")
+        ->check(CLI::IsMember({"npy", "npz", "safetensors"}))
+        ->type_name("F")
+        ->needs(output);
     auto* shape = app.add_flag("-s,--shape", options.shape_only,
                                "dry run: print only the result's shape; reads no array data");
-    app.add_flag("--json", options.json, "with --shape: print {\"shape\": [...], \"dtype\": \"...\"}")
-        ->needs(shape);
+    auto* list = app.add_flag("--list", options.list,
+                              "print every array of INPUT (name, dtype, shape), one a line; reads headers only");
+    list->excludes(shape)->excludes(output);
+    app.add_flag("--json", options.json,
+                 "with --shape: print {\"shape\": [...], \"dtype\": \"...\"}; with --list: a JSON array of "
+                 "{\"name\", \"dtype\", \"shape\"}");
     app.add_flag("--explain", options.explain,
                  "dry run: print the resolved plan, and for EXPR the equivalent strided_slice and ONNX slice specs");
     app.add_flag("-q,--quiet", options.quiet, "no progress line on stderr for long copies");
@@ -107,10 +127,16 @@ private:
     bool shown_ = false;
 };
 
+// Reverses the bytes of each of `count` elements: a big-endian input written little-endian.
+void swap_elements(std::byte* bytes, std::int64_t count, std::size_t itemsize) {
+    for (std::int64_t i = 0; i < count; ++i, bytes += itemsize) std::reverse(bytes, bytes + itemsize);
+}
+
 // Writes the result chunk by chunk: a contiguous run of the input straight from its mapping,
 // anything else copied (over the worker threads) into the writer's buffer. Input pages the
 // remaining chunks cannot read are released as the copy moves on.
-void write_result(const Options& options, const tslice::NpyArray& array, const tslice::Result& result) {
+void write_result(const Options& options, const tslice::ArrayData& array, const tslice::Result& result,
+                  const tslice::OutputFraming& framing, bool swap_bytes) {
     const tslice::View& view = result.view;
     const auto itemsize = static_cast<std::int64_t>(view.itemsize);
     const bool reads_mapping = result.data == array.data() && !view.has_table();
@@ -135,11 +161,15 @@ void write_result(const Options& options, const tslice::NpyArray& array, const t
     };
     std::int64_t previous_first = 0;
 
-    tslice::write_npy(*options.output, array.header().dtype, view.shape,
+    tslice::write_array(*options.output, framing, view.itemsize, view.shape,
                       tslice::ChunkSource([&](std::int64_t first, std::int64_t count, std::byte* scratch) {
                           const std::byte* bytes = scratch;
                           if (contiguous) {
                               bytes = result.data + view.byte_offset + first * itemsize;
+                              if (swap_bytes) {
+                                  std::memcpy(scratch, bytes, static_cast<std::size_t>(count * itemsize));
+                                  bytes = scratch;
+                              }
                               // The writer is still writing the previous chunk from the mapping;
                               // the one before it is written.
                               release_before(previous_first);
@@ -161,17 +191,17 @@ void write_result(const Options& options, const tslice::NpyArray& array, const t
                                   release_before(first + to);
                               }
                           }
+                          if (swap_bytes) swap_elements(scratch, count, view.itemsize);
                           progress.update((first + count) * itemsize);
                           return bytes;
                       }));
 }
 
-std::string shape_report(const std::vector<std::int64_t>& shape, const tslice::DType& dtype, bool json) {
+std::string shape_report(const std::vector<std::int64_t>& shape, const tslice::ElementType& type, bool json) {
     if (!json) return tslice::format_shape(shape) + "\n";
     std::string dims;
     for (std::size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
-    const std::string dtype_text = dtype.structured ? dtype.descr : dtype.type_string;
-    return "{\"shape\": [" + dims + "], \"dtype\": " + nlohmann::json(dtype_text).dump() + "}\n";
+    return "{\"shape\": [" + dims + "], \"dtype\": " + nlohmann::json(type.name()).dump() + "}\n";
 }
 
 void write_stdout(const std::string& text) {
@@ -198,7 +228,56 @@ auto open_input(const std::string& path, Open open) {
     }
 }
 
+enum class OutputFormat { Npy, Npz, Safetensors };
+
+// --format, else -o's extension; standard output and any other name get a .npy.
+OutputFormat output_format(const Options& options) {
+    const std::string format = options.format.value_or("");
+    const auto ends_with = [&](const std::string& suffix) {
+        return options.output && options.output->size() > suffix.size() &&
+               options.output->compare(options.output->size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    if (format == "npz" || (format.empty() && ends_with(".npz"))) return OutputFormat::Npz;
+    if (format == "safetensors" || (format.empty() && ends_with(".safetensors"))) return OutputFormat::Safetensors;
+    return OutputFormat::Npy;
+}
+
+// The bytes around the result in the chosen format, after checking the format can hold its
+// type. `name` is the array's name in a container (the key, or arr_0).
+tslice::OutputFraming output_framing(OutputFormat format, const tslice::ElementType& type,
+                                     const std::vector<std::int64_t>& shape, const std::string& name) {
+    std::uint64_t data_bytes = type.itemsize();
+    for (const auto dim : shape) data_bytes *= static_cast<std::uint64_t>(dim);  // checked by the planner
+    if (format == OutputFormat::Safetensors) {
+        const std::optional<std::string> dtype = tslice::safetensors_name(type);
+        if (!dtype)
+            throw tslice::Error(tslice::ErrorKind::Usage,
+                                "safetensors has no dtype for " + type.name() +
+                                    " (it holds booleans, integers and floats: BOOL, U8-U64, I8-I64, F16, BF16, F32, "
+                                    "F64, F8_E4M3, F8_E5M2); write a .npy or .npz instead");
+        return {tslice::safetensors_prefix(name, *dtype, shape, data_bytes), 0, {}};
+    }
+    if (!type.safetensors_only.empty())
+        throw tslice::Error(tslice::ErrorKind::Usage,
+                            "numpy has no dtype for " + type.name() + ", so it cannot be written to a " +
+                                (format == OutputFormat::Npz ? ".npz" : ".npy") +
+                                "; write it with --format safetensors (or -o NAME.safetensors)");
+    const std::string header = tslice::make_npy_header(type.dtype, shape);
+    if (format == OutputFormat::Npy) return {header, 0, {}};
+    const std::string member = name + ".npy";
+    const std::uint64_t member_size = header.size() + data_bytes;
+    const std::string prefix = tslice::npz_prefix(member, member_size);
+    return {prefix + header, prefix.size(), [member, member_size](std::uint32_t crc) {
+                return tslice::npz_suffix(member, member_size, crc);
+            }};
+}
+
 int run(const Options& options) {
+    if (options.json && !options.shape_only && !options.list)
+        throw tslice::Error(tslice::ErrorKind::Usage, "--json needs --shape or --list");
+    if (options.list && (options.explain || options.expression || options.op))
+        throw tslice::Error(tslice::ErrorKind::Usage,
+                            "--list prints the arrays of INPUT; it takes no EXPR, --op or --explain");
     // Everything that needs no file is checked first: a bad spec or expression is reported
     // whatever the input.
     std::vector<tslice::OpSpec> ops;
@@ -206,26 +285,56 @@ int run(const Options& options) {
     std::optional<tslice::IndexExpr> expr;
     if (options.expression) expr = tslice::parse_index_expr(*options.expression);
 
+    const bool headers_only = options.list || options.shape_only || options.explain;
+    const tslice::InputBytes input =
+        open_input(options.input, [&](const std::string& path) { return tslice::InputBytes::open(path, headers_only); });
+    const std::vector<tslice::ArrayInFile> arrays = open_input(options.input, [&](const std::string&) {
+        return tslice::list_arrays(input.data(), input.size(), input.complete());
+    });
+    if (options.list && !options.key) {
+        write_stdout(tslice::format_array_list(arrays, options.json));
+        return 0;
+    }
+    const tslice::ArrayInFile& array =
+        open_input(options.input, [&](const std::string&) -> const tslice::ArrayInFile& {
+            return tslice::select_array(arrays, options.key);
+        });
+    if (options.list) {
+        write_stdout(tslice::format_array_list({array}, options.json));
+        return 0;
+    }
+    const tslice::Pipeline pipeline = tslice::plan_pipeline(array.shape, ops, expr);
     if (options.shape_only || options.explain) {
-        const tslice::NpyHeader header = open_input(options.input, tslice::NpyArray::read_header);
-        const tslice::Pipeline pipeline = tslice::plan_pipeline(header.shape, ops, expr);
-        if (options.explain)
-            write_stdout(tslice::explain(pipeline, header.dtype, expr));
-        else
-            write_stdout(shape_report(pipeline.output_shape(), header.dtype, options.json));
+        if (options.explain) {
+            tslice::DType shown = array.type.dtype;
+            if (!array.type.safetensors_only.empty()) shown.descr = shown.type_string = array.type.safetensors_only;
+            write_stdout(tslice::explain(pipeline, shown, expr));
+        } else {
+            write_stdout(shape_report(pipeline.output_shape(), array.type, options.json));
+        }
         return 0;
     }
 
-    const tslice::NpyArray array = open_input(options.input, tslice::NpyArray::open);
-    const tslice::NpyHeader& header = array.header();
-    const tslice::Pipeline pipeline = tslice::plan_pipeline(header.shape, ops, expr);
-    const tslice::Result result = tslice::apply_pipeline(pipeline, array.data(), array.view());
+    const OutputFormat format = output_format(options);
+    const std::string name = array.name && options.key ? *array.name : "arr_0";
+    std::optional<tslice::OutputFraming> framing;
+    if (options.output) framing = output_framing(format, array.type, pipeline.output_shape(), name);
+
+    const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
+    const tslice::ArrayData data =
+        open_input(options.input, [&](const std::string&) { return tslice::ArrayData::open(input, array, what); });
+    const tslice::Result result = tslice::apply_pipeline(pipeline, data.data(), data.view());
 
     if (!options.output) {
-        write_stdout(tslice::format_array(result.data, result.view, header.dtype) + "\n");
+        if (array.type.safetensors_only.empty())
+            write_stdout(tslice::format_array(result.data, result.view, array.type.dtype) + "\n");
+        else
+            write_stdout(tslice::format_narrow_float_array(result.data, result.view, array.type) + "\n");
         return 0;
     }
-    write_result(options, array, result);
+    const bool swap = format == OutputFormat::Safetensors && array.type.dtype.byte_order == '>' &&
+                      array.type.itemsize() > 1;
+    write_result(options, data, result, *framing, swap);
     return 0;
 }
 

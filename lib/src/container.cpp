@@ -70,7 +70,7 @@ ContainerFormat detect_format(const std::byte* bytes, std::size_t size) {
     return ContainerFormat::Npy;
 }
 
-std::vector<ArrayInFile> list_arrays(const std::byte* file, std::size_t size) {
+std::vector<ArrayInFile> list_arrays(const std::byte* file, std::size_t size, bool complete) {
     switch (detect_format(file, size)) {
         case ContainerFormat::Npz:
             return list_npz(file, size);
@@ -86,7 +86,7 @@ std::vector<ArrayInFile> list_arrays(const std::byte* file, std::size_t size) {
     array.fortran_order = header.fortran_order;
     array.bytes.offset = header.data_offset;
     array.bytes.size = array.data_bytes();
-    if (header.data_offset > size || size - header.data_offset < array.bytes.size)
+    if (complete && (header.data_offset > size || size - header.data_offset < array.bytes.size))
         throw Error(ErrorKind::Input, "the file is too short for its header: shape " + format_shape(header.shape) +
                                           " of " + header.dtype.descr + " needs " + std::to_string(array.bytes.size) +
                                           " data bytes, the file has " +

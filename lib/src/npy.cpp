@@ -27,6 +27,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "tslice/container.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice {
@@ -1430,34 +1431,53 @@ private:
     std::thread producer_;
 };
 
-void stream_npy(int fd, const std::string& target, const DType& dtype,
-                const std::vector<std::int64_t>& shape, const ChunkSource& source) {
-    const std::string header = make_npy_header(dtype, shape);
+// The framing's prefix, the data and its suffix, with the CRC-32 the suffix needs computed
+// from the bytes as they are written.
+void stream_framed(int fd, const std::string& target, const OutputFraming& framing, std::size_t itemsize,
+                   const std::vector<std::int64_t>& shape, const ChunkSource& source) {
+    std::uint32_t crc = 0;
+    const auto write_data = [&](const std::byte* bytes, std::size_t size) {
+        if (framing.suffix) crc = crc32_update(crc, bytes, size);
+        write_all(fd, reinterpret_cast<const char*>(bytes), size, target);
+    };
+    const auto write_prefix = [&] {
+        if (framing.suffix && framing.crc_from < framing.prefix.size())
+            crc = crc32_update(crc, reinterpret_cast<const std::byte*>(framing.prefix.data()) + framing.crc_from,
+                               framing.prefix.size() - framing.crc_from);
+        write_all(fd, framing.prefix.data(), framing.prefix.size(), target);
+    };
+    const auto write_suffix = [&] {
+        if (!framing.suffix) return;
+        const std::string suffix = framing.suffix(crc);
+        write_all(fd, suffix.data(), suffix.size(), target);
+    };
     std::int64_t total = 1;
     for (auto dim : shape) total *= dim;
     if (total == 0) {
-        write_all(fd, header.data(), header.size(), target);
+        write_prefix();
+        write_suffix();
         return;
     }
-    const std::size_t itemsize = dtype.itemsize;
     const auto per_chunk = static_cast<std::int64_t>(std::max<std::size_t>(1, kChunkBytes / itemsize));
     const std::int64_t chunk_elements = std::min(per_chunk, total);
     if (chunk_elements == total) {
         // One chunk: nothing to overlap, so no thread to start.
         std::vector<std::byte> scratch(static_cast<std::size_t>(total) * itemsize);
         const std::byte* bytes = source(0, total, scratch.data());
-        write_all(fd, header.data(), header.size(), target);
-        write_all(fd, reinterpret_cast<const char*>(bytes), scratch.size(), target);
+        write_prefix();
+        write_data(bytes, scratch.size());
+        write_suffix();
         return;
     }
     ChunkPipeline pipeline(source, total, chunk_elements, itemsize);
     for (std::int64_t index = 0, first = 0; first < total; ++index, first += chunk_elements) {
         const std::int64_t count = std::min(chunk_elements, total - first);
         const std::byte* bytes = pipeline.wait(index);
-        if (index == 0) write_all(fd, header.data(), header.size(), target);
-        write_all(fd, reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(count) * itemsize, target);
+        if (index == 0) write_prefix();
+        write_data(bytes, static_cast<std::size_t>(count) * itemsize);
         pipeline.done(index);
     }
+    write_suffix();
 }
 
 // The temporary beside the target: removed unless commit() renamed it into place.
@@ -1527,9 +1547,16 @@ void write_npy(const std::string& path, const DType& dtype, const std::vector<st
                const ChunkSource& fill) {
     if (dtype.itemsize == 0) fail("cannot write a dtype with zero-byte elements");
     checked_element_count(shape, dtype.itemsize, "the output shape");
+    write_array(path, OutputFraming{make_npy_header(dtype, shape), 0, {}}, dtype.itemsize, shape, fill);
+}
+
+void write_array(const std::string& path, const OutputFraming& framing, std::size_t itemsize,
+                 const std::vector<std::int64_t>& shape, const ChunkSource& fill) {
+    if (itemsize == 0) fail("cannot write a dtype with zero-byte elements");
+    checked_element_count(shape, itemsize, "the output shape");
 
     if (path == "-") {
-        stream_npy(STDOUT_FILENO, "to standard output", dtype, shape, fill);
+        stream_framed(STDOUT_FILENO, "to standard output", framing, itemsize, shape, fill);
         return;
     }
     const std::string target = "'" + path + "'";
@@ -1573,7 +1600,7 @@ void write_npy(const std::string& path, const DType& dtype, const std::vector<st
         const int fd = ::open(final_path.c_str(), O_WRONLY | O_CLOEXEC);
         if (fd < 0) fail("cannot write " + target + ": " + errno_text(errno));
         FdCloser closer{fd};
-        stream_npy(fd, target, dtype, shape, fill);
+        stream_framed(fd, target, framing, itemsize, shape, fill);
         closer.fd = -1;
         if (::close(fd) != 0) fail("cannot write " + target + ": " + errno_text(errno));
         return;
@@ -1592,7 +1619,7 @@ void write_npy(const std::string& path, const DType& dtype, const std::vector<st
     // write. The owner first, since changing it may clear set-id bits of the mode.
     if (exists) (void)!::fchown(temporary.fd(), info.st_uid, info.st_gid);
     (void)!::fchmod(temporary.fd(), mode);
-    stream_npy(temporary.fd(), target, dtype, shape, fill);
+    stream_framed(temporary.fd(), target, framing, itemsize, shape, fill);
     temporary.commit(final_path);
 }
 

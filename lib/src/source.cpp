@@ -75,14 +75,15 @@ std::uint64_t le(const std::byte* p, int bytes) {
 // (never to the end, so an endless stream that is not a .npy fails after its first bytes and
 // one that is stops where the array does); a container to its end, since a zip's directory is
 // at its end and a safetensors file's tensors may be anywhere after its header.
-void spool_stream(Spool& spool, int fd, const std::string& what) {
+// Returns whether the whole of the .npy is there.
+bool spool_stream(Spool& spool, int fd, const std::string& what, bool headers_only) {
     std::string head(kSniffBytes, '\0');
     head.resize(read_full(fd, reinterpret_cast<std::byte*>(head.data()), kSniffBytes, what));
     const auto* bytes = reinterpret_cast<const std::byte*>(head.data());
     if (detect_format(bytes, head.size()) != ContainerFormat::Npy) {
         spool.append(bytes, head.size());
         spool.append_from(fd, UINT64_MAX);
-        return;
+        return true;
     }
     // Only a valid magic and version make the length field worth believing; anything else is
     // left to the parser to describe.
@@ -96,12 +97,14 @@ void spool_stream(Spool& spool, int fd, const std::string& what) {
         }
     }
     spool.append(reinterpret_cast<const std::byte*>(head.data()), head.size());
+    if (headers_only) return false;
     try {
         const NpyHeader header = parse_npy_header(reinterpret_cast<const std::byte*>(head.data()), head.size());
         spool.append_from(fd, header.data_offset + header.data_bytes());
     } catch (const Error&) {
         // The caller parses again and reports it.
     }
+    return true;
 }
 
 }  // namespace
@@ -181,7 +184,7 @@ Mapping Spool::map() {
 
 // -------------------------------------------------------------------------------------------------
 
-InputBytes InputBytes::open(const std::string& path) {
+InputBytes InputBytes::open(const std::string& path, bool headers_only) {
     const std::string name = quoted_name(path);
     int fd = 0;
     if (path != "-") {
@@ -211,7 +214,7 @@ InputBytes InputBytes::open(const std::string& path) {
         }
     } else {
         Spool spool(name);
-        spool_stream(spool, fd, name);
+        input.complete_ = spool_stream(spool, fd, name, headers_only);
         input.mapping_ = spool.map();
     }
     if (input.size() == 0) fail(name + ": " + (path == "-" ? "standard input is empty" : "the file is empty"));

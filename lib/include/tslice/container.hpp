@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tslice/npy.hpp"
+#include "tslice/view.hpp"
 
 namespace tslice {
 
@@ -76,7 +77,8 @@ struct ArrayInFile {
 
 // Every array of a file held whole in memory (`size` bytes), in the file's order. Throws
 // Error(Input) for a broken container: the message says what is wrong and where.
-std::vector<ArrayInFile> list_arrays(const std::byte* file, std::size_t size);
+// `complete` false: only a plain .npy's header is there, so its data is not checked.
+std::vector<ArrayInFile> list_arrays(const std::byte* file, std::size_t size, bool complete = true);
 
 // The arrays of one format (list_arrays dispatches on detect_format).
 std::vector<ArrayInFile> list_npz(const std::byte* file, std::size_t size);
@@ -91,6 +93,10 @@ const ArrayInFile& select_array(const std::vector<ArrayInFile>& arrays, const st
 // --list: one line per array, name, dtype and shape in aligned columns; --list --json: a JSON
 // array of {"name", "dtype", "shape"} (name null for a plain .npy).
 std::string format_array_list(const std::vector<ArrayInFile>& arrays, bool json);
+
+// numpy's str() of an array of a type numpy lacks (BF16, F8_E4M3, F8_E5M2): the float32
+// array of the same values. `data` and `view` as for format_array.
+std::string format_narrow_float_array(const std::byte* data, const View& view, const ElementType& type);
 
 // ---------------------------------------------------------------------------------------------
 // Writing: the bytes around the array data, as pure functions. The write stage streams

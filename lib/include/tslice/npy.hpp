@@ -115,6 +115,20 @@ using ChunkFiller = std::function<void(std::byte* dst, std::int64_t first, std::
 void write_npy(const std::string& path, const DType& dtype, const std::vector<std::int64_t>& shape,
                const ChunkFiller& fill);
 
+// The bytes an output file holds around the array data: `prefix` before it and, when `suffix`
+// is set, what it makes of the CRC-32 of the bytes from prefix[crc_from] through the data
+// after it (an .npz member's CRC). A .npy's framing is its header alone; container.hpp makes
+// those of .npz and .safetensors.
+struct OutputFraming {
+    std::string prefix;
+    std::size_t crc_from = 0;
+    std::function<std::string(std::uint32_t crc32)> suffix;
+};
+
+// write_npy with any framing: the same temporary file, chunks and overlap.
+void write_array(const std::string& path, const OutputFraming& framing, std::size_t itemsize,
+                 const std::vector<std::int64_t>& shape, const ChunkSource& source);
+
 // Unlinks the temporary file write_npy is writing, if any, so an interrupted run leaves nothing
 // behind. Async-signal-safe: meant for a SIGINT/SIGTERM handler, which then ends the process.
 void remove_pending_temporary() noexcept;

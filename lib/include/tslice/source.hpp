@@ -64,8 +64,11 @@ private:
 // The bytes of an input file, or of standard input for "-".
 class InputBytes {
 public:
-    static InputBytes open(const std::string& path);
+    // `headers_only`: a .npy stream is read only through its header (--shape, --list); its
+    // data is then not there (complete() is false).
+    static InputBytes open(const std::string& path, bool headers_only = false);
 
+    bool complete() const { return complete_; }
     const std::byte* data() const { return mapping_.data() + skip_; }
     std::size_t size() const { return mapping_.size() - skip_; }
     const Mapping& mapping() const { return mapping_; }
@@ -73,6 +76,7 @@ public:
 private:
     Mapping mapping_;
     std::size_t skip_ = 0;  // standard input redirected from a file may start partway in
+    bool complete_ = true;
 };
 
 // One array's element bytes, ready for the pipeline: in the input's mapping, or inflated.

@@ -138,6 +138,63 @@ def make_fixtures(fix):
     del sparse
     os.mkdir(os.path.join(fix, "adir"))
     make_bad_input_fixtures(fix, write, full)
+    make_container_fixtures(fix, write)
+
+
+def make_container_fixtures(fix, write):
+    """.npz and .safetensors inputs, good and broken in each way the contract names."""
+    sys.path.insert(0, os.path.join(REPO, "tests", "differential"))
+    import safetensors_writer as st
+    import zipfile
+
+    def npz(save, **arrays):
+        out = io.BytesIO()
+        save(out, **arrays)
+        return out.getvalue()
+
+    pair = {"weight": np.arange(6, dtype="<f4").reshape(2, 3), "bias": np.array([1, -2, 3], dtype=">i8")}
+    stored = npz(np.savez, **pair)
+    compressed = npz(np.savez_compressed, **pair)
+    write("pair.npz", stored)
+    write("pair_compressed.npz", compressed)
+    write("pair_truncated.npz", stored[: len(stored) // 2])
+    # A corrupt deflate stream, and a wrong CRC-32 in the central directory.
+    info = zipfile.ZipFile(io.BytesIO(compressed)).getinfo("bias.npy")
+    start = info.header_offset + 30 + len(info.filename) + struct.unpack("<H", compressed[info.header_offset + 28:
+                                                                                     info.header_offset + 30])[0]
+    bad = bytearray(compressed)
+    bad[start] = 0xFF  # a reserved block type
+    write("pair_corrupt_deflate.npz", bytes(bad))
+    bad = bytearray(compressed)
+    central = bad.rfind(b"PK\x01\x02")  # bias.npy's entry is the last one
+    bad[central + 16] ^= 0xFF
+    write("pair_bad_crc.npz", bytes(bad))
+
+    tensors = {
+        "weight": np.arange(6, dtype="<f4").reshape(2, 3),
+        "h": st.RawTensor("BF16", [3], bytes.fromhex("803f0040c03f")),  # 1, 2, 1.5
+        "e4": st.RawTensor("F8_E4M3", [4], bytes([0x38, 0x7F, 0xB8, 0x01])),  # 1, nan, -1, 2**-9
+        "e5": st.RawTensor("F8_E5M2", [3], bytes([0x3C, 0x7C, 0xFF])),  # 1, inf, nan
+    }
+    write("model.safetensors", st.dumps(tensors, metadata={"format": "pt"}))
+
+    def raw_safetensors(header, data_size, length=None):
+        text = header.encode()
+        return struct.pack("<Q", len(text) if length is None else length) + text + bytes(data_size)
+
+    write("st_offsets_past_end.safetensors",
+          raw_safetensors('{"t":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}', 8))
+    write("st_overlap.safetensors",
+          raw_safetensors('{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},'
+                          '"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}', 12))
+    write("st_size_mismatch.safetensors",
+          raw_safetensors('{"t":{"dtype":"F64","shape":[2,2],"data_offsets":[0,16]}}', 16))
+    write("st_unknown_dtype.safetensors",
+          raw_safetensors('{"t":{"dtype":"F4","shape":[2],"data_offsets":[0,1]}}', 1))
+    write("st_header_beyond_file.safetensors",
+          raw_safetensors('{"t":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}', 2, length=5000))
+    write("st_header_over_100mb.safetensors",
+          raw_safetensors('{"t":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}', 2, length=100_000_001))
 
 
 def make_bad_input_fixtures(fix, write, full):

@@ -38,10 +38,10 @@ std::string input_error(const std::string& file) {
 
 }  // namespace
 
-TEST_CASE("tensors in header order, each mapped where its offsets say") {
+TEST_CASE("tensors in the order of their data, each mapped where its offsets say") {
     const std::string file = safetensors(
-        R"({"z":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},"__metadata__":{"format":"pt"},)"
-        R"("a":{"dtype":"BF16","shape":[4],"data_offsets":[24,32]},"e":{"dtype":"I64","shape":[0,5],"data_offsets":[32,32]}})",
+        R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[24,32]},"__metadata__":{"format":"pt"},)"
+        R"("z":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},"e":{"dtype":"I64","shape":[0,5],"data_offsets":[32,32]}})",
         32);
     const auto arrays = arrays_of(file);
     REQUIRE(arrays.size() == 3);

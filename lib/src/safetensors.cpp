@@ -5,7 +5,7 @@
 //            ..., "__metadata__": {"key": "value", ...}}, which may end in spaces
 //   the data: tensor NAME is bytes [B, E) of it, little-endian, C order
 //
-// Validation follows the reference's: a header of at most 100 MB, inside the file, a JSON
+// Tensors are listed in the order of their data. Validation follows the reference's: a header of at most 100 MB, inside the file, a JSON
 // object starting with '{'; every tensor's offsets inside the data, no two overlapping, and
 // E - B equal to the element count times the item size. The reference also refuses gaps
 // between tensors and bytes after the last one; tslice reads such files (every tensor it
@@ -50,7 +50,7 @@ std::uint64_t read_u64(const std::byte* p) {
     return value;
 }
 
-std::vector<std::int64_t> tensor_shape(const nlohmann::ordered_json& value, const std::string& where) {
+std::vector<std::int64_t> tensor_shape(const nlohmann::json& value, const std::string& where) {
     if (!value.is_array())
         fail(where + ": \"shape\" must be a list of non-negative integers, not " + value.dump());
     if (value.size() > kMaxRank)
@@ -68,13 +68,19 @@ std::vector<std::int64_t> tensor_shape(const nlohmann::ordered_json& value, cons
 }  // namespace
 
 std::optional<ElementType> safetensors_element_type(std::string_view name) {
-    for (const TypeRow& row : kTypes) {
-        if (name != row.name) continue;
-        ElementType type;
-        type.dtype = parse_dtype_descr(std::string("'") + row.descr + "'");
-        if (!row.numpy_has) type.safetensors_only = row.name;
-        return type;
-    }
+    // Parsed once: a checkpoint asks for the same few types thousands of times.
+    static const std::vector<ElementType> types = [] {
+        std::vector<ElementType> out;
+        for (const TypeRow& row : kTypes) {
+            ElementType type;
+            type.dtype = parse_dtype_descr(std::string("'") + row.descr + "'");
+            if (!row.numpy_has) type.safetensors_only = row.name;
+            out.push_back(std::move(type));
+        }
+        return out;
+    }();
+    for (std::size_t i = 0; i < std::size(kTypes); ++i)
+        if (name == kTypes[i].name) return types[i];
     return std::nullopt;
 }
 
@@ -105,9 +111,12 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
     const char* text = reinterpret_cast<const char*>(file + 8);
     if (header_size == 0 || text[0] != '{')
         fail("the safetensors header does not start with '{' (not a safetensors file)");
-    nlohmann::ordered_json header;
+    // A plain (sorted) object: nlohmann's ordered_json finds keys by linear search, which a
+    // checkpoint of 100,000 tensors would turn quadratic. The tensors are listed in the order
+    // of their data instead, the file's own order.
+    nlohmann::json header;
     try {
-        header = nlohmann::ordered_json::parse(text, text + header_size);
+        header = nlohmann::json::parse(text, text + header_size);
     } catch (const nlohmann::json::exception& error) {
         fail(std::string("the safetensors header is not valid JSON: ") + error.what());
     }
@@ -116,6 +125,7 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
     const std::uint64_t data_start = 8 + header_size;
     const std::uint64_t data_size = size - data_start;
     std::vector<ArrayInFile> arrays;
+    arrays.reserve(header.size());
     for (const auto& [name, info] : header.items()) {
         if (name == "__metadata__") {
             if (!info.is_object()) fail("the safetensors header's \"__metadata__\" is not a JSON object");
@@ -163,11 +173,11 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
 
     // No two tensors may share a byte: sorted by where they start, each must end before the
     // next begins (empty tensors share nothing).
+    std::stable_sort(arrays.begin(), arrays.end(),
+                     [](const ArrayInFile& a, const ArrayInFile& b) { return a.bytes.offset < b.bytes.offset; });
     std::vector<const ArrayInFile*> by_offset;
     for (const auto& array : arrays)
         if (array.bytes.size > 0) by_offset.push_back(&array);
-    std::sort(by_offset.begin(), by_offset.end(),
-              [](const ArrayInFile* a, const ArrayInFile* b) { return a->bytes.offset < b->bytes.offset; });
     for (std::size_t i = 1; i < by_offset.size(); ++i) {
         const ArrayInFile& before = *by_offset[i - 1];
         const ArrayInFile& after = *by_offset[i];

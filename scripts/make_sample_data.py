@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Writes the small sample .npy files in data/, each named by what it exercises.
+"""Writes the small sample .npy, .npz and .safetensors files in data/, each named by what it
+exercises.
 
 Run with an interpreter that has numpy (on Debian: /usr/bin/python3). The content is fixed
 (no randomness), so running it again gives the same bytes.
@@ -26,6 +27,28 @@ def samples():
     yield "image_8x8x3_u1.npy", image
 
 
+def containers(out_dir, root):
+    """An np.savez_compressed archive of two arrays, and a safetensors file with a bfloat16
+    tensor (the safetensors package is not in Debian: the tests' own writer)."""
+    import time
+    import zipfile
+    from unittest import mock
+    weight = np.arange(12, dtype="<f4").reshape(3, 4) / 4
+    bias = np.array([1, -1, 2], dtype="<i8")
+    path = os.path.join(out_dir, "weight_bias_compressed.npz")
+    # np.savez stamps members with the current time; a fixed one keeps the bytes.
+    with mock.patch.object(zipfile.time, "localtime", lambda *_: time.struct_time((1980, 1, 1, 0, 0, 0, 1, 1, 0))):
+        np.savez_compressed(path, weight=weight, bias=bias)
+    print(f"{path}: weight {weight.shape} <f4, bias {bias.shape} <i8")
+    sys.path.insert(0, os.path.join(root, "tests", "differential"))
+    import safetensors_writer as st
+    path = os.path.join(out_dir, "f32_bf16.safetensors")
+    # bfloat16 is float32's upper half: 1.0, -2.5, 0.1 (rounded to 0.10009765625), 3.0e38
+    halves = (np.array([1.0, -2.5, 0.1, 3.0e38], dtype="<f4").view("<u4") + 0x8000) >> 16
+    st.write(path, {"scale": st.RawTensor("BF16", [2, 2], halves.astype("<u2").tobytes()), "weight": weight})
+    print(f"{path}: scale (2, 2) BF16, weight {weight.shape} F32")
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out_dir = os.path.join(root, "data")
@@ -34,6 +57,7 @@ def main():
         path = os.path.join(out_dir, name)
         np.save(path, array)
         print(f"{path}: shape {array.shape}, dtype {array.dtype.str if array.dtype.names is None else array.dtype.descr}")
+    containers(out_dir, root)
     return 0
 
 

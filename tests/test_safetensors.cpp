@@ -38,7 +38,7 @@ std::string input_error(const std::string& file) {
 
 }  // namespace
 
-TEST_CASE("tensors in the order of their data, each mapped where its offsets say") {
+TEST_CASE("tensors by name, as safe_open().keys() lists them, each mapped where its offsets say") {
     const std::string file = safetensors(
         R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[24,32]},"__metadata__":{"format":"pt"},)"
         R"("z":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},"e":{"dtype":"I64","shape":[0,5],"data_offsets":[32,32]}})",
@@ -46,16 +46,16 @@ TEST_CASE("tensors in the order of their data, each mapped where its offsets say
     const auto arrays = arrays_of(file);
     REQUIRE(arrays.size() == 3);
     const std::size_t data_start = file.size() - 32;
-    CHECK(*arrays[0].name == "z");
-    CHECK(arrays[0].type.name() == "<f4");
-    CHECK(arrays[0].shape == std::vector<std::int64_t>{2, 3});
-    CHECK(arrays[0].bytes.offset == data_start);
-    CHECK(arrays[0].bytes.size == 24);
-    CHECK(*arrays[1].name == "a");
-    CHECK(arrays[1].type.name() == "BF16");
-    CHECK(arrays[1].type.itemsize() == 2);
-    CHECK(arrays[1].bytes.offset == data_start + 24);
-    CHECK(arrays[2].shape == std::vector<std::int64_t>{0, 5});
+    CHECK(*arrays[0].name == "a");
+    CHECK(arrays[0].type.name() == "BF16");
+    CHECK(arrays[0].type.itemsize() == 2);
+    CHECK(arrays[0].bytes.offset == data_start + 24);
+    CHECK(arrays[1].shape == std::vector<std::int64_t>{0, 5});
+    CHECK(*arrays[2].name == "z");
+    CHECK(arrays[2].type.name() == "<f4");
+    CHECK(arrays[2].shape == std::vector<std::int64_t>{2, 3});
+    CHECK(arrays[2].bytes.offset == data_start);
+    CHECK(arrays[2].bytes.size == 24);
 }
 
 TEST_CASE("the dtype table, both ways") {

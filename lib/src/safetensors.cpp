@@ -5,7 +5,7 @@
 //            ..., "__metadata__": {"key": "value", ...}}, which may end in spaces
 //   the data: tensor NAME is bytes [B, E) of it, little-endian, C order
 //
-// Tensors are listed in the order of their data. Validation follows the reference's: a header of at most 100 MB, inside the file, a JSON
+// Tensors are listed by name, as the reference lists them. Validation follows the reference's: a header of at most 100 MB, inside the file, a JSON
 // object starting with '{'; every tensor's offsets inside the data, no two overlapping, and
 // E - B equal to the element count times the item size. The reference also refuses gaps
 // between tensors and bytes after the last one; tslice reads such files (every tensor it
@@ -111,9 +111,9 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
     const char* text = reinterpret_cast<const char*>(file + 8);
     if (header_size == 0 || text[0] != '{')
         fail("the safetensors header does not start with '{' (not a safetensors file)");
-    // A plain (sorted) object: nlohmann's ordered_json finds keys by linear search, which a
-    // checkpoint of 100,000 tensors would turn quadratic. The tensors are listed in the order
-    // of their data instead, the file's own order.
+    // A plain object, sorted by name: the order in which the reference's safe_open().keys()
+    // lists tensors. (nlohmann's ordered_json, which would keep the header's order, finds keys
+    // by linear search: quadratic in the tensor count.)
     nlohmann::json header;
     try {
         header = nlohmann::json::parse(text, text + header_size);
@@ -173,11 +173,11 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
 
     // No two tensors may share a byte: sorted by where they start, each must end before the
     // next begins (empty tensors share nothing).
-    std::stable_sort(arrays.begin(), arrays.end(),
-                     [](const ArrayInFile& a, const ArrayInFile& b) { return a.bytes.offset < b.bytes.offset; });
     std::vector<const ArrayInFile*> by_offset;
     for (const auto& array : arrays)
         if (array.bytes.size > 0) by_offset.push_back(&array);
+    std::sort(by_offset.begin(), by_offset.end(),
+              [](const ArrayInFile* a, const ArrayInFile* b) { return a->bytes.offset < b->bytes.offset; });
     for (std::size_t i = 1; i < by_offset.size(); ++i) {
         const ArrayInFile& before = *by_offset[i - 1];
         const ArrayInFile& after = *by_offset[i];

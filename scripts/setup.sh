@@ -20,7 +20,7 @@ tslice_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tslice_sanitize_flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 tslice_install_missing() {
-    local packages=(cmake make g++ libxtensor-dev libxsimd-dev libcli11-dev nlohmann-json3-dev doctest-dev zlib1g-dev)
+    local packages=(cmake make g++ libxtensor-dev libxsimd-dev libcli11-dev nlohmann-json3-dev doctest-dev zlib1g-dev libdeflate-dev pkg-config)
     local option
     for option in "$@"; do
         case "$option" in

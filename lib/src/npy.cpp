@@ -1432,20 +1432,24 @@ private:
 };
 
 // The framing's prefix, the data and its suffix, with the CRC-32 the suffix needs computed
-// from the bytes as they are written.
+// from the data as it is produced: on the producing thread, in order, so that it overlaps the
+// writing (the prefix's part is known before any chunk is produced).
 void stream_framed(int fd, const std::string& target, const OutputFraming& framing, std::size_t itemsize,
-                   const std::vector<std::int64_t>& shape, const ChunkSource& source) {
+                   const std::vector<std::int64_t>& shape, const ChunkSource& data_source) {
     std::uint32_t crc = 0;
+    if (framing.suffix && framing.crc_from < framing.prefix.size())
+        crc = crc32_update(crc, reinterpret_cast<const std::byte*>(framing.prefix.data()) + framing.crc_from,
+                           framing.prefix.size() - framing.crc_from);
+    const ChunkSource crc_source = [&](std::int64_t first, std::int64_t count, std::byte* scratch) {
+        const std::byte* bytes = data_source(first, count, scratch);
+        crc = crc32_update(crc, bytes, static_cast<std::size_t>(count) * itemsize);
+        return bytes;
+    };
+    const ChunkSource& source = framing.suffix ? crc_source : data_source;
     const auto write_data = [&](const std::byte* bytes, std::size_t size) {
-        if (framing.suffix) crc = crc32_update(crc, bytes, size);
         write_all(fd, reinterpret_cast<const char*>(bytes), size, target);
     };
-    const auto write_prefix = [&] {
-        if (framing.suffix && framing.crc_from < framing.prefix.size())
-            crc = crc32_update(crc, reinterpret_cast<const std::byte*>(framing.prefix.data()) + framing.crc_from,
-                               framing.prefix.size() - framing.crc_from);
-        write_all(fd, framing.prefix.data(), framing.prefix.size(), target);
-    };
+    const auto write_prefix = [&] { write_all(fd, framing.prefix.data(), framing.prefix.size(), target); };
     const auto write_suffix = [&] {
         if (!framing.suffix) return;
         const std::string suffix = framing.suffix(crc);

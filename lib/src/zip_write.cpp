@@ -7,7 +7,7 @@
 // stored member need. Sizes of 4 GiB or more use zip64 fields, as does an end record whose
 // directory starts past 4 GiB. The modification time is fixed (1980-01-01 00:00, the
 // format's epoch), so the same input gives the same bytes.
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include <algorithm>
 
@@ -47,7 +47,7 @@ std::size_t prefix_size(std::string_view member, std::uint64_t member_size) {
 }  // namespace
 
 std::uint32_t crc32_update(std::uint32_t crc, const std::byte* bytes, std::size_t size) {
-    return static_cast<std::uint32_t>(::crc32_z(crc, reinterpret_cast<const Bytef*>(bytes), size));
+    return libdeflate_crc32(crc, bytes, size);
 }
 
 std::string npz_prefix(std::string_view member, std::uint64_t member_size) {

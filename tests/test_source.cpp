@@ -101,6 +101,21 @@ TEST_CASE("a deflated member is inflated into a spool; a stored one is pointed a
     fs::remove(path);
 }
 
+TEST_CASE("a deflated member over the in-memory budget streams through a spool") {
+    const std::string npy = npy_counting(9'000'000);  // 36 MB, more than kWholeInflateBytes
+    const std::string archive = make_zip({{"big.npy", npy, true}});
+    const fs::path path = fs::temp_directory_path() / "tslice-source-test3.npz";
+    std::ofstream(path, std::ios::binary) << archive;
+    const InputBytes input = InputBytes::open(path.string());
+    const auto arrays = list_arrays(input.data(), input.size());
+    REQUIRE(arrays.size() == 1);
+    const ArrayData data = ArrayData::open(input, arrays[0], "member");
+    CHECK(std::memcmp(data.data(), npy.data() + (npy.size() - 36'000'000), 36'000'000) == 0);
+    data.release(0, 8'000'000);
+    CHECK(std::memcmp(data.data(), npy.data() + (npy.size() - 36'000'000), 36'000'000) == 0);
+    fs::remove(path);
+}
+
 TEST_CASE("a spool holds what was appended; an empty one maps to nothing") {
     Spool spool("test bytes");
     const std::string text = "hello spool";

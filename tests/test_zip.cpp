@@ -173,6 +173,34 @@ TEST_CASE("inflate: the member's bytes in any read size; corrupt, short, long an
     }
 }
 
+TEST_CASE("inflate whole (libdeflate): the same bytes and the same errors as the stream") {
+    const std::string member = npy_counting(5000);
+    const std::string compressed = deflate_raw(member);
+    const auto whole = [&](const std::string& stream, std::uint64_t size, std::uint32_t crc) {
+        const std::vector<std::byte> out = inflate_whole(bytes_of(stream), stream.size(), size, crc, "member 'x.npy'");
+        return std::string(reinterpret_cast<const char*>(out.data()), out.size());
+    };
+    CHECK(whole(compressed, member.size(), crc_of(member)) == member);
+    CHECK(whole(deflate_raw(""), 0, 0).empty());
+    CHECK(input_error([&] { whole(compressed, member.size(), crc_of(member) ^ 1); }).find("CRC-32") != std::string::npos);
+    CHECK(input_error([&] { whole(compressed, member.size() + 1, crc_of(member)); }).find("inflates to") !=
+          std::string::npos);
+    CHECK(input_error([&] { whole(compressed, member.size() - 1, crc_of(member)); }).find("more than") !=
+          std::string::npos);
+    CHECK(input_error([&] { whole(compressed.substr(0, compressed.size() / 2), member.size(), crc_of(member)); })
+              .find("cut short") != std::string::npos);
+    for (std::size_t i = 0; i < compressed.size(); i += 3) {
+        std::string bad = compressed;
+        bad[i] = static_cast<char>(bad[i] ^ 0x5A);
+        try {
+            const std::string got = whole(bad, member.size(), crc_of(member));
+            CHECK(got == member);
+        } catch (const Error& e) {
+            CHECK(e.kind() == ErrorKind::Input);
+        }
+    }
+}
+
 TEST_CASE("the .npz framing reads back: name, sizes, CRC, data right after the local header") {
     for (const std::string name : {std::string("arr_0.npy"), std::string("\xC3\xA9t\xC3\xA9.npy")}) {
         const std::string member = npy_counting(33);

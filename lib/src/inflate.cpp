@@ -1,8 +1,8 @@
-// Streaming inflate with zlib. zlib rather than libdeflate here: libdeflate decompresses only
-// whole buffers, so its output for a member of any size would have to be held at once, and a
-// member is bounded only by the file.
+// Inflating zip members: zlib streams any size; libdeflate, faster, inflates small members
+// whole (it decompresses only whole buffers, and a member is bounded only by the file).
 #include "inflate.hpp"
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -106,6 +106,39 @@ void InflateStream::finish() {
         std::snprintf(text, sizeof text, "CRC-32 %08x, but the zip directory says %08x", crc_, expected_crc_);
         fail(what_ + " is corrupt: its bytes have " + text);
     }
+}
+
+std::vector<std::byte> inflate_whole(const std::byte* compressed, std::uint64_t compressed_size,
+                                     std::uint64_t inflated_size, std::uint32_t crc32, const std::string& what) {
+    if (inflated_size > kWholeInflateBytes) fail("internal: " + what + " is too large to inflate whole");
+    struct Decompressor {
+        libdeflate_decompressor* state = libdeflate_alloc_decompressor();
+        ~Decompressor() { libdeflate_free_decompressor(state); }
+    } decompressor;
+    if (!decompressor.state) throw std::bad_alloc();
+    // One byte more than promised, so that a stream longer than the directory says is told
+    // from one that fits exactly.
+    std::vector<std::byte> out(static_cast<std::size_t>(inflated_size) + 1);
+    std::size_t got = 0;
+    const libdeflate_result result = libdeflate_deflate_decompress(
+        decompressor.state, compressed, static_cast<std::size_t>(compressed_size), out.data(), out.size(), &got);
+    if (result == LIBDEFLATE_BAD_DATA)
+        fail("the deflate stream of " + what + " is corrupt or cut short (the archive is truncated or corrupt)");
+    if (result == LIBDEFLATE_INSUFFICIENT_SPACE || got > inflated_size)
+        fail(what + " inflates to more than the " + std::to_string(inflated_size) +
+             " bytes the zip directory says (corrupt archive)");
+    if (result != LIBDEFLATE_SUCCESS) fail("cannot inflate " + what + ": libdeflate error " + std::to_string(result));
+    if (got < inflated_size)
+        fail(what + " inflates to " + std::to_string(got) + " bytes, but the zip directory says " +
+             std::to_string(inflated_size) + " (corrupt archive)");
+    out.resize(got);
+    const std::uint32_t crc = crc32_update(0, out.data(), out.size());
+    if (crc != crc32) {
+        char text[80];
+        std::snprintf(text, sizeof text, "CRC-32 %08x, but the zip directory says %08x", crc, crc32);
+        fail(what + " is corrupt: its bytes have " + text);
+    }
+    return out;
 }
 
 }  // namespace tslice

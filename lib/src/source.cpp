@@ -233,6 +233,12 @@ ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, con
         out.data_ = input.data() + array.bytes.offset;
         return out;
     }
+    if (array.bytes.inflated_size <= kWholeInflateBytes) {
+        out.in_memory_ = inflate_whole(input.data() + array.bytes.offset, array.bytes.size, array.bytes.inflated_size,
+                                       array.bytes.crc32, what);
+        out.data_ = out.in_memory_.data() + array.bytes.data_offset;
+        return out;
+    }
     InflateStream stream(input.data() + array.bytes.offset, array.bytes.size, array.bytes.inflated_size,
                          array.bytes.crc32, what);
     Spool spool(what);
@@ -250,6 +256,7 @@ ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, con
 View ArrayData::view() const { return View::contiguous(shape_, itemsize_, fortran_order_); }
 
 void ArrayData::release(std::int64_t begin, std::int64_t end) const {
+    if (!in_memory_.empty()) return;
     const Mapping& mapping = mapping_ ? *mapping_ : inflated_;
     mapping.release(data_ + begin, data_ + end);
 }

@@ -5,10 +5,12 @@
 //   - every stored member's array bytes lie inside the file, and its size is shape x item size;
 //   - a deflated member's array lies inside its inflated size, and inflating it gives exactly
 //     that many bytes or an Error (never more, never a hang: the output is bounded by the
-//     directory's size, read in 64 KiB steps and thrown away);
+//     directory's size, read in 64 KiB steps and thrown away); a member of at most 1 MiB
+//     inflated whole (libdeflate) gives the same bytes, or an error exactly when the stream does;
 //   - the one-member .npz tslice would write for each member's name reads back with that name.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         TSLICE_FUZZ_CHECK(array.bytes.data_offset <= array.bytes.inflated_size &&
                           array.bytes.inflated_size - array.bytes.data_offset >= array.data_bytes());
         // A directory may promise far more than the stream holds; stop reading after 64 MiB.
+        // A small member is also inflated whole (libdeflate): the same bytes or an error, as
+        // the stream gives.
+        const bool small = array.bytes.inflated_size <= (1 << 20);
+        std::string streamed;
+        bool stream_ok = true;
         try {
             InflateStream stream(file + array.bytes.offset, array.bytes.size, array.bytes.inflated_size,
                                  array.bytes.crc32, "member");
@@ -49,12 +56,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             for (int step = 0; step < 1024; ++step) {
                 const std::size_t got = stream.read(buffer.data(), buffer.size());
                 total += got;
+                if (small) streamed.append(reinterpret_cast<const char*>(buffer.data()), got);
                 if (got < buffer.size()) break;
             }
             TSLICE_FUZZ_CHECK(total <= array.bytes.inflated_size);
             if (total < std::uint64_t{64} << 20) TSLICE_FUZZ_CHECK(total == array.bytes.inflated_size);
         } catch (const Error& error) {
             TSLICE_FUZZ_CHECK(error.kind() == ErrorKind::Input);
+            stream_ok = false;
+        }
+        if (!small) continue;
+        try {
+            const std::vector<std::byte> whole = inflate_whole(file + array.bytes.offset, array.bytes.size,
+                                                               array.bytes.inflated_size, array.bytes.crc32, "member");
+            TSLICE_FUZZ_CHECK(stream_ok);
+            TSLICE_FUZZ_CHECK(streamed.size() == whole.size() &&
+                              std::memcmp(streamed.data(), whole.data(), whole.size()) == 0);
+        } catch (const Error& error) {
+            TSLICE_FUZZ_CHECK(error.kind() == ErrorKind::Input);
+            TSLICE_FUZZ_CHECK(!stream_ok);
         }
     }
     // The writer's framing around each member name reads back.

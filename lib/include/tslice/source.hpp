@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tslice/container.hpp"
 #include "tslice/view.hpp"
@@ -83,7 +84,8 @@ private:
 class ArrayData {
 public:
     // `what` names the array in errors. A deflated member is inflated whole here (checked
-    // against its CRC); a mapped one is only pointed at.
+    // against its CRC): into memory when small, else into a spool; a mapped one is only
+    // pointed at.
     static ArrayData open(const InputBytes& input, const ArrayInFile& array, const std::string& what);
 
     const std::byte* data() const { return data_; }
@@ -94,7 +96,8 @@ public:
 
 private:
     const Mapping* mapping_ = nullptr;
-    Mapping inflated_;
+    Mapping inflated_;                 // a large deflated member, spooled
+    std::vector<std::byte> in_memory_;  // a small one
     const std::byte* data_ = nullptr;
     std::vector<std::int64_t> shape_;
     std::size_t itemsize_ = 0;

@@ -58,6 +58,29 @@ def runs(tmp):
         ("error_bad_file", [bad, "0"], None, 1, {}),
         ("error_spec", [ARANGE, "--op", '{"op": "slice", "starts": [0', "-o", out], None, 2, {}),
     ]
+    # Containers: a deflated member in memory and one through a spool, a stored one mapped, the
+    # writers' framing, a bfloat16 tensor printed, standard input spooled, a corrupt member.
+    pair = os.path.join(tmp, "pair.npz")
+    np.savez_compressed(pair, small=np.arange(12, dtype=">i4").reshape(3, 4),
+                        big=np.arange(9 << 20, dtype="<u4").reshape(9, 1 << 20))
+    stored = os.path.join(tmp, "stored.npz")
+    np.savez(stored, a=np.arange(24, dtype="<f4").reshape(2, 3, 4))
+    tensors = os.path.join(REPO, "data", "f32_bf16.safetensors")
+    corrupt = os.path.join(tmp, "corrupt.npz")
+    with open(pair, "rb") as f:
+        data = bytearray(f.read())
+    data[len(data) // 3] ^= 0xFF
+    with open(corrupt, "wb") as f:
+        f.write(data)
+    result += [
+        ("npz_list_json", [pair, "--list", "--json"], None, 0, {}),
+        ("npz_small_to_safetensors", [pair, "-k", "small", "::-1", "-o", os.path.join(tmp, "o.safetensors")], None, 0,
+         {}),
+        ("npz_big_spooled", [pair, "-k", "big.npy", "::-2, 5::7", "-o", os.path.join(tmp, "o.npz"), "-q"], None, 0, {}),
+        ("npz_stored_stdin", ["-", "[:, ::-1]"], stored, 0, {}),
+        ("safetensors_bf16_print", [tensors, "-k", "scale"], None, 0, {}),
+        ("npz_corrupt", [corrupt, "-k", "big", "0"], None, 1, {}),
+    ]
     for kernels in ("scalar", "sse4.2", "avx2"):
         result.append((f"kernels_{kernels}", [big, "::-1, ::-2", "-o", out, "-t", "2", "-q"], None, 0,
                        {"TSLICE_KERNEL": kernels}))

@@ -80,6 +80,10 @@ TEST_CASE("standard input: a .npy is spooled as far as its header promises, a co
     const std::string archive = make_zip({{"a.npy", npy, true}, {"b.npy", npy, false}});
     with_stdin_pipe(archive, [&] { CHECK(as_string(InputBytes::open("-")) == archive); });
     with_stdin_pipe("", [&] { CHECK_THROWS_AS(InputBytes::open("-"), Error); });
+    // A safetensors stream is read as far as its tensors reach.
+    const std::string header = R"({"a":{"dtype":"U8","shape":[3],"data_offsets":[0,3]}})";
+    const std::string tensors = std::string(1, static_cast<char>(header.size())) + std::string(7, '\0') + header + "xyz";
+    with_stdin_pipe(tensors + std::string(100000, 'q'), [&] { CHECK(as_string(InputBytes::open("-")) == tensors); });
     // Not a .npy: only the first bytes are read; the parser reports the rest.
     with_stdin_pipe(std::string(100000, 'x'), [&] { CHECK(InputBytes::open("-").size() == 12); });
 }

@@ -1,6 +1,8 @@
 // Inputs as one mapping each (see source.hpp).
 #include "tslice/source.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -71,18 +73,46 @@ std::uint64_t le(const std::byte* p, int bytes) {
     return value;
 }
 
+// A safetensors stream as far as its header says the data reaches: a stream that only looks
+// like one (its ninth byte is '{') fails after its header instead of being read forever.
+void spool_safetensors(Spool& spool, int fd, std::string head, const std::string& what) {
+    const std::uint64_t length = le(reinterpret_cast<const std::byte*>(head.data()), 8);
+    if (length <= 100'000'000 && head.size() < 8 + length) {
+        const std::size_t have = head.size();
+        head.resize(static_cast<std::size_t>(8 + length));
+        head.resize(have + read_full(fd, reinterpret_cast<std::byte*>(head.data()) + have, head.size() - have, what));
+    }
+    spool.append(reinterpret_cast<const std::byte*>(head.data()), head.size());
+    if (head.size() < 8 + length) return;  // the parser reports it
+    std::uint64_t end = 0;
+    const nlohmann::json header = nlohmann::json::parse(head.begin() + 8, head.end(), nullptr, false);
+    if (!header.is_object()) return;
+    for (const auto& [name, info] : header.items()) {
+        if (!info.is_object() || !info.contains("data_offsets")) continue;
+        const auto& offsets = info["data_offsets"];
+        if (offsets.is_array() && offsets.size() == 2 && offsets[1].is_number_unsigned())
+            end = std::max(end, offsets[1].get<std::uint64_t>());
+    }
+    spool.append_from(fd, 8 + length + end);
+}
+
 // How much of a stream that starts with `head` to spool: a .npy as far as its header promises
 // (never to the end, so an endless stream that is not a .npy fails after its first bytes and
-// one that is stops where the array does); a container to its end, since a zip's directory is
-// at its end and a safetensors file's tensors may be anywhere after its header.
+// one that is stops where the array does); a safetensors file as far as its tensors reach; a
+// zip archive to its end, where its directory is.
 // Returns whether the whole of the .npy is there.
 bool spool_stream(Spool& spool, int fd, const std::string& what, bool headers_only) {
     std::string head(kSniffBytes, '\0');
     head.resize(read_full(fd, reinterpret_cast<std::byte*>(head.data()), kSniffBytes, what));
     const auto* bytes = reinterpret_cast<const std::byte*>(head.data());
-    if (detect_format(bytes, head.size()) != ContainerFormat::Npy) {
+    const ContainerFormat format = detect_format(bytes, head.size());
+    if (format == ContainerFormat::Npz) {
         spool.append(bytes, head.size());
         spool.append_from(fd, UINT64_MAX);
+        return true;
+    }
+    if (format == ContainerFormat::Safetensors) {
+        spool_safetensors(spool, fd, head, what);
         return true;
     }
     // Only a valid magic and version make the length field worth believing; anything else is

@@ -5,8 +5,10 @@
     file has, straight from the mapping (what any tool must at least do);
   - numpy's one-liner: python3 -c "import numpy as np; np.save(OUT, np.load(IN)[EXPR])".
 
-Also: a 1 KiB .npy sliced to a file (start-up cost), --shape on the 1 GiB file, and the peak
-resident memory (tslice_peak_rss: ru_maxrss of the child) of every run. tslice's output file
+Also: a 1 KiB .npy sliced to a file (start-up cost), --shape on the 1 GiB file, the peak
+resident memory (tslice_peak_rss: ru_maxrss of the child) of every run, and the containers:
+the 1 GiB input as an np.savez member and a safetensors tensor, deflated, and --list of a
+multi-GiB checkpoint. tslice's output file
 must equal numpy's byte for byte, or this exits 1; so does any command that fails.
 The jobs come from `tslice_bench list` (a TSV file, see bench/bench_copy.cpp).
 """
@@ -119,6 +121,77 @@ def remove(*paths):
             pass
 
 
+def containers(args, jobs, tally):
+    """The first case's input (the large float32 .npy) as the stored member of np.savez, as a
+    safetensors tensor and deflated by np.savez_compressed, made once beside it: slices of
+    the first two within 1.1x of the .npy's, the deflated one in bounded memory, and --list of
+    a multi-GiB checkpoint (sparse: only its header is written) in 2 ms. Returns how many
+    outputs differ from the .npy's."""
+    import struct
+
+    import numpy as np
+    case = next(j for j in jobs if j["kind"] == "case")
+    base = os.path.splitext(case["input"])[0]
+    array = np.load(case["input"], mmap_mode="r")
+    stored, tensors, deflated = base + ".npz", base + ".safetensors", base + "_compressed.npz"
+    if not os.path.exists(stored):
+        np.savez(stored + ".tmp.npz", x=array)
+        os.rename(stored + ".tmp.npz", stored)
+    if not os.path.exists(tensors):
+        header = json.dumps({"x": {"dtype": "F32", "shape": list(array.shape),
+                                   "data_offsets": [0, array.nbytes]}}).encode()
+        header += b" " * (-len(header) % 8)
+        with open(tensors + ".tmp", "wb") as f:
+            f.write(struct.pack("<Q", len(header)) + header)
+            array.tofile(f)
+        os.rename(tensors + ".tmp", tensors)
+    if not os.path.exists(deflated):
+        np.savez_compressed(deflated + ".tmp.npz", x=array)
+        os.rename(deflated + ".tmp.npz", deflated)
+    checkpoint = os.path.join(os.path.dirname(case["input"]), "checkpoint_400_tensors.safetensors")
+    if not os.path.exists(checkpoint):
+        entries, offset = {}, 0
+        for i in range(400):
+            size = (64 << 20) if not args.quick else (1 << 20)
+            entries[f"model.layers.{i}.weight"] = {"dtype": "BF16", "shape": [size // 2048, 1024],
+                                                   "data_offsets": [offset, offset + size]}
+            offset += size
+        header = json.dumps(entries).encode()
+        header += b" " * (-len(header) % 8)
+        with open(checkpoint, "wb") as f:
+            f.write(struct.pack("<Q", len(header)) + header)
+            f.truncate(8 + len(header) + offset)
+
+    failures = 0
+    out = os.path.join(args.dir, "out_container.npy")
+    reference = os.path.join(args.dir, "out_reference.npy")
+    runs = args.runs or 7
+    print(f"\ncontainers: {case['input_bytes'] / MiB:.0f} MiB of float32 as .npy, np.savez member, safetensors "
+          f"tensor (hyperfine medians, -o FILE)")
+    for expr in ("[:, ::-1, :]", "[:, ::3, 1::4]"):
+        command = lambda path: [args.tslice, path, expr, "-o", out, "-q"]  # noqa: E731
+        t_npy = hyperfine(command(case["input"]), runs, args.warmup)
+        subprocess.run(command(case["input"])[:-2] + [reference], check=True)
+        cells = []
+        for path in (stored, tensors):
+            t = hyperfine(command(path), runs, args.warmup)
+            same = same_file(out, reference)
+            failures += not same
+            cells.append(f"{t * 1e3:.1f} ms ({tally.check(t / t_npy, '<=', 1.1)}){'' if same else ' DIFFERS'}")
+        print(f"  {expr:<16} .npy {t_npy * 1e3:.1f} ms; .npz member {cells[0]}; safetensors {cells[1]}")
+    rss = peak_rss_mib(args.peak_rss, [args.tslice, deflated, "[:, ::-1, :]", "-o", out, "-q"])
+    subprocess.run([args.tslice, case["input"], "[:, ::-1, :]", "-o", reference, "-q"], check=True)
+    same = same_file(out, reference)
+    failures += not same
+    print(f"  deflated member (np.savez_compressed) [:, ::-1, :]: peak RSS "
+          f"{tally.check(rss, '<=', 128, fmt='{:.1f}', unit=' MiB')}{'' if same else ' DIFFERS'}")
+    t_list = hyperfine([args.tslice, checkpoint, "--list"], (args.runs or 10) * 10, 5)
+    print(f"  --list of a {os.path.getsize(checkpoint) / 2**30:.1f} GiB checkpoint of 400 tensors: "
+          f"{tally.check(t_list * 1e3, '<=', 2, unit=' ms')}")
+    remove(out, reference)
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--jobs", required=True, help="the output of tslice_bench list")
@@ -209,6 +282,8 @@ def main():
               f"{tally.check(t_shape * 1e3, '<=', 2, unit=' ms')}; "
               f"peak RSS {tally.check(rss, '<=', 8, fmt='{:.1f}', unit=' MiB')} "
               f"(`true` under the same wrapper: {baseline:.1f} MiB)")
+
+    failures += containers(args, jobs, tally)
 
     print(f"whole-process targets: {tally.passed} PASS, {tally.missed} MISS"
           + (" (quick mode: not judged)" if args.quick else "")

@@ -49,7 +49,8 @@ struct Options {
 
 void setup_options(CLI::App& app, Options& options) {
     app.description(
-        "Slice a NumPy .npy file with a numpy index expression: tslice in.npy \"[1:, ..., ::-1]\" -o out.npy");
+        "Slice a NumPy .npy file, an .npz member or a safetensors tensor with a numpy index expression: "
+        "tslice in.npy \"[1:, ..., ::-1]\" -o out.npy");
     app.add_option("INPUT", options.input,
                    "a .npy, .npz or .safetensors file (recognised by content), or - for standard input")
         ->required();

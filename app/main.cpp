@@ -4,10 +4,12 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -357,19 +359,54 @@ void input_failed(int) {
     ::_exit(1);
 }
 
+// The signals whose default action ends the process and that a handler can catch.
+constexpr int kTerminatingSignals[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2,
+                                       SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPIPE};
+
+// Started with a standard descriptor closed (`2>&-`), the first file tslice opens would get
+// that number, and a message meant for stderr would land inside the output file. /dev/null
+// takes the place of any closed one before anything else is opened.
+void keep_standard_descriptors_open() {
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        const int opened = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (opened >= 0 && opened != fd) {
+            ::dup2(opened, fd);
+            ::close(opened);
+        }
+    }
+}
+
+// What --version prints: the version, then what a bug report needs.
+std::string version_text() {
+    std::string text = "tslice " TSLICE_VERSION "\n";
+    text += "copy kernels: " + tslice::active_kernel_set() + " (this CPU runs:";
+    for (const std::string& set : tslice::available_kernel_sets()) text += " " + set;
+    text += ")\ncompiler: ";
+#if defined(__clang__)
+    text += "clang " __clang_version__;
+#elif defined(__GNUC__)
+    text += "gcc " __VERSION__;
+#else
+    text += "unknown";
+#endif
+    return text;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    // A closed pipe is reported as a write error with a message, not a silent death; so is a
-    // file size limit (ulimit -f: write() fails with EFBIG instead of SIGXFSZ killing the
-    // process and leaving its temporary behind).
-    std::signal(SIGPIPE, SIG_IGN);
+    keep_standard_descriptors_open();
+    // A file size limit (ulimit -f) is reported as a write error with a message: write()
+    // fails with EFBIG instead of SIGXFSZ killing the process.
     std::signal(SIGXFSZ, SIG_IGN);
     std::signal(SIGBUS, input_failed);
-    // Interrupted (Ctrl-C, kill, a closed terminal): the temporary goes, then the process ends
-    // of the signal as it would have. A signal that whoever started tslice ignores (nohup, the
-    // shell for a background job) stays ignored.
-    for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+    // Every other signal whose default action ends the process removes the temporary first,
+    // then ends the process of the signal as it would have. SIGPIPE among them: a reader
+    // that closes the pipe early (`tslice big.npy | head`) ends tslice quietly, as it ends
+    // cat. A signal that whoever started tslice ignores (nohup, the shell for a background
+    // job) stays ignored.
+    for (const int signal_number : kTerminatingSignals) {
         struct sigaction current {};
         if (::sigaction(signal_number, nullptr, &current) == 0 && current.sa_handler != SIG_IGN)
             std::signal(signal_number, remove_temporary_and_exit);
@@ -378,10 +415,14 @@ int main(int argc, char** argv) {
     CLI::App app{"tslice", "tslice"};
     Options options;
     setup_options(app, options);
+    app.set_version_flag("--version", version_text, "print the version, the copy kernels this CPU uses and the compiler");
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
         std::cout << app.help();
+        return 0;
+    } catch (const CLI::CallForVersion&) {
+        std::cout << version_text() << "\n";
         return 0;
     } catch (const CLI::ParseError& error) {
         // CLI11 exits with 100-114 on its own; the contract says 2 for a bad command line.

@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <csignal>
+#include <signal.h>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -1492,13 +1493,19 @@ public:
         // A long target name must not push the temporary past NAME_MAX.
         std::string name = "." + base.substr(0, 200) + ".tslice-XXXXXX";
         path_ = directory.empty() ? name : directory == "/" ? "/" + name : directory + "/" + name;
-        fd_ = ::mkstemp(path_.data());
-        if (fd_ < 0) fail("cannot write " + target_ + ": " + errno_text(errno));
-        ::fcntl(fd_, F_SETFD, FD_CLOEXEC);
-        if (path_.size() < sizeof g_pending_path) {
+        // No signal may arrive between creating the temporary and registering it for
+        // remove_pending_temporary(): a handler would then leave it behind.
+        sigset_t all, previous;
+        ::sigfillset(&all);
+        ::pthread_sigmask(SIG_BLOCK, &all, &previous);
+        fd_ = ::mkostemp(path_.data(), O_CLOEXEC);
+        const int error = errno;
+        if (fd_ >= 0 && path_.size() < sizeof g_pending_path) {
             std::memcpy(g_pending_path, path_.c_str(), path_.size() + 1);
             g_pending = 1;
         }
+        ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+        if (fd_ < 0) fail("cannot write " + target_ + ": " + errno_text(error));
     }
     Temporary(const Temporary&) = delete;
     Temporary& operator=(const Temporary&) = delete;

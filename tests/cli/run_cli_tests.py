@@ -24,6 +24,8 @@ A case file holds directives, one a line, and text blocks:
     column: 2,3                              an expression error's caret column is one of these
     --- stdout                               exact standard output, up to the next `--- ` line
     --- stderr                               exact standard error
+    --- stdout-regex                         standard output must match this regex (fullmatch,
+                                             like stderr-regex below)
     --- stderr-regex                         standard error must match this regex (fullmatch;
                                              the block's lines joined by newlines, no final one)
     --- end                                  ends a block
@@ -316,7 +318,7 @@ def parse_case(path):
             if name == "end":
                 block = None
                 continue
-            if name not in ("stdout", "stderr", "stderr-regex"):
+            if name not in ("stdout", "stdout-regex", "stderr", "stderr-regex"):
                 raise CaseError(f"{path}:{n}: unknown block {name!r}")
             block = name
             case["blocks"][block] = []
@@ -487,6 +489,10 @@ def check_case(tslice, path, fix):
             if out != want.encode("utf-8"):
                 probs.append(f"stdout differs:\n      got      {out.decode('utf-8', 'replace')!r}\n"
                              f"      expected {want!r}")
+        elif "stdout-regex" in case["blocks"]:
+            rx = "\n".join(case["blocks"]["stdout-regex"])
+            if not re.fullmatch(rx, out.decode("utf-8", "replace"), re.S):
+                probs.append(f"stdout {out[:300]!r} does not match {rx!r}")
         elif not stdout_npy and out:
             probs.append(f"stdout should be empty, got {out[:300]!r}")
 

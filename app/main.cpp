@@ -45,8 +45,10 @@ struct Options {
     bool shape_only = false;
     bool explain = false;
     bool quiet = false;
+    bool sync = false;
+    bool force = false;
     bool json = false;
-    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    unsigned threads = tslice::default_thread_count();
 };
 
 void setup_options(CLI::App& app, Options& options) {
@@ -84,7 +86,10 @@ void setup_options(CLI::App& app, Options& options) {
     app.add_flag("--explain", options.explain,
                  "dry run: print the resolved plan, and for EXPR the equivalent strided_slice and ONNX slice specs");
     app.add_flag("-q,--quiet", options.quiet, "no progress line on stderr for long copies");
-    app.add_option("-t,--threads", options.threads, "worker threads for large copies (default: the cores)")
+    app.add_flag("--sync", options.sync,
+                 "make a written file durable: fsync it before it is renamed into place, and its directory after");
+    app.add_flag("-f,--force", options.force, "write binary output (-o -) even when standard output is a terminal");
+    app.add_option("-t,--threads", options.threads, "worker threads for large copies (default: the CPUs this process may use)")
         ->check(CLI::Range(1u, 1024u))
         ->type_name("N");
 }
@@ -197,7 +202,8 @@ void write_result(const Options& options, const tslice::ArrayData& array, const 
                           if (swap_bytes) swap_elements(scratch, count, view.itemsize);
                           progress.update((first + count) * itemsize);
                           return bytes;
-                      }));
+                      }),
+                      tslice::WriteOptions{options.sync});
 }
 
 std::string shape_report(const std::vector<std::int64_t>& shape, const tslice::ElementType& type, bool json) {
@@ -322,6 +328,12 @@ int run(const Options& options) {
     const std::string name = array.name && options.key ? *array.name : "arr_0";
     std::optional<tslice::OutputFraming> framing;
     if (options.output) framing = output_framing(format, array.type, pipeline.output_shape(), name);
+    // Binary bytes on a terminal garble it and help nobody (gzip and zstd refuse too).
+    if (options.output && (*options.output == "-" || *options.output == "/dev/stdout") && !options.force &&
+        ::isatty(STDOUT_FILENO))
+        throw tslice::Error(tslice::ErrorKind::Usage,
+                            "standard output is a terminal: tslice does not write binary data to it; redirect it "
+                            "(-o - > FILE, or | ...), or use --force");
 
     const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
     const tslice::ArrayData data =

@@ -25,7 +25,7 @@ tslice_install_missing() {
     for option in "$@"; do
         case "$option" in
             --test) packages+=(python3 python3-numpy) ;;
-            --checks) packages+=(valgrind clang libclang-rt-dev) ;;
+            --checks) packages+=(valgrind clang libclang-rt-dev strace) ;;
         esac
     done
     local missing=()

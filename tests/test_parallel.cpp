@@ -55,3 +55,23 @@ TEST_CASE("parallel: the parallel copy equals the plain copy") {
         CHECK(plain == parallel);
     }
 }
+
+TEST_CASE("a cgroup CPU quota, rounded up, bounds the default thread count") {
+    using tslice::cpu_quota_threads;
+    CHECK(cpu_quota_threads("max 100000\n") == std::nullopt);
+    CHECK(cpu_quota_threads("200000 100000\n") == 2u);
+    CHECK(cpu_quota_threads("150000 100000") == 2u);
+    CHECK(cpu_quota_threads("50000 100000\n") == 1u);
+    CHECK(cpu_quota_threads("") == std::nullopt);
+    CHECK(cpu_quota_threads("junk") == std::nullopt);
+    CHECK(cpu_quota_threads("-5 100000") == std::nullopt);
+    CHECK(cpu_quota_threads("100000 0") == std::nullopt);
+    CHECK(tslice::default_thread_count() >= 1u);
+}
+
+TEST_CASE("a pool asked for more threads than can start still runs every part") {
+    tslice::WorkerPool pool(64);
+    std::atomic<int> ran{0};
+    pool.run(100, [&](unsigned) { ++ran; });
+    CHECK(ran == 100);
+}

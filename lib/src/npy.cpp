@@ -22,9 +22,11 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 
@@ -1365,7 +1367,12 @@ public:
     ChunkPipeline(const ChunkSource& source, std::int64_t total, std::int64_t chunk_elements, std::size_t itemsize)
         : source_(source), total_(total), chunk_elements_(chunk_elements) {
         for (auto& buffer : buffers_) buffer.resize(static_cast<std::size_t>(chunk_elements) * itemsize);
-        producer_ = std::thread([this] { produce(); });
+        // Where no thread can start (a process limit in a container), the writer produces
+        // each chunk itself when it needs it: slower, never a failure.
+        try {
+            producer_ = std::thread([this] { produce(); });
+        } catch (const std::system_error&) {
+        }
     }
     ChunkPipeline(const ChunkPipeline&) = delete;
     ChunkPipeline& operator=(const ChunkPipeline&) = delete;
@@ -1375,11 +1382,15 @@ public:
             cancelled_ = true;
         }
         changed_.notify_all();
-        producer_.join();
+        if (producer_.joinable()) producer_.join();
     }
 
     // The bytes of chunk `index`, once produced; rethrows what the source threw.
     const std::byte* wait(std::int64_t index) {
+        if (!producer_.joinable()) {
+            const std::int64_t first = index * chunk_elements_;
+            return source_(first, std::min(chunk_elements_, total_ - first), buffers_[index % 2].data());
+        }
         std::unique_lock lock(mutex_);
         changed_.wait(lock, [&] { return produced_ > index || error_; });
         if (produced_ > index) return ready_[index % 2];
@@ -1533,6 +1544,31 @@ private:
     bool committed_ = false;
 };
 
+// The descriptor a path names without being a file of its own: "-" (standard output), and
+// /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N. Writing into the descriptor keeps
+// what the shell set up (`>> log` appends, a file opened before stays the same file), where
+// following the link and renaming a new file over its target would replace the shell's file.
+std::optional<int> open_descriptor_named(const std::string& path) {
+    if (path == "-" || path == "/dev/stdout") return STDOUT_FILENO;
+    if (path == "/dev/stderr") return STDERR_FILENO;
+    for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+        if (path.size() <= prefix.size() || path.compare(0, prefix.size(), prefix) != 0) continue;
+        int fd = 0;
+        for (std::size_t i = prefix.size(); i < path.size(); ++i) {
+            if (path[i] < '0' || path[i] > '9' || fd > 1'000'000) return std::nullopt;
+            fd = fd * 10 + (path[i] - '0');
+        }
+        return fd;
+    }
+    return std::nullopt;
+}
+
+// fsync for --sync; a pipe or a terminal has nothing to sync (EINVAL).
+void sync_descriptor(int fd, const std::string& target) {
+    if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+        fail("cannot sync " + target + ": " + errno_text(errno));
+}
+
 mode_t new_file_mode() {
     // umask can only be read by setting it; it is put back at once.
     const mode_t mask = ::umask(022);
@@ -1562,12 +1598,15 @@ void write_npy(const std::string& path, const DType& dtype, const std::vector<st
 }
 
 void write_array(const std::string& path, const OutputFraming& framing, std::size_t itemsize,
-                 const std::vector<std::int64_t>& shape, const ChunkSource& fill) {
+                 const std::vector<std::int64_t>& shape, const ChunkSource& fill, const WriteOptions& options) {
     if (itemsize == 0) fail("cannot write a dtype with zero-byte elements");
     checked_element_count(shape, itemsize, "the output shape");
 
-    if (path == "-") {
-        stream_framed(STDOUT_FILENO, "to standard output", framing, itemsize, shape, fill);
+    if (const std::optional<int> fd = open_descriptor_named(path)) {
+        const std::string name = *fd == STDOUT_FILENO ? "to standard output" : "'" + path + "'";
+        if (::fcntl(*fd, F_GETFL) == -1) fail("cannot write " + name + ": it is not open");
+        stream_framed(*fd, name, framing, itemsize, shape, fill);
+        if (options.sync) sync_descriptor(*fd, name);
         return;
     }
     const std::string target = "'" + path + "'";
@@ -1612,6 +1651,7 @@ void write_array(const std::string& path, const OutputFraming& framing, std::siz
         if (fd < 0) fail("cannot write " + target + ": " + errno_text(errno));
         FdCloser closer{fd};
         stream_framed(fd, target, framing, itemsize, shape, fill);
+        if (options.sync) sync_descriptor(fd, target);
         closer.fd = -1;
         if (::close(fd) != 0) fail("cannot write " + target + ": " + errno_text(errno));
         return;
@@ -1624,6 +1664,11 @@ void write_array(const std::string& path, const OutputFraming& framing, std::siz
     if (base.empty() || base == "." || base == "..")
         fail("cannot write " + target + ": it names a directory, not a file");
 
+    // Replacing is writing: a file the user could not have opened for writing (0444, or
+    // another user's) is refused as cp and np.save refuse it, and stays as it was.
+    if (exists && ::faccessat(AT_FDCWD, final_path.c_str(), W_OK, AT_EACCESS) != 0)
+        fail("cannot write " + target + ": " + errno_text(errno) +
+             " (the file exists and is not writable by you; tslice does not replace it)");
     const mode_t mode = exists ? (info.st_mode & 07777) : new_file_mode();
     Temporary temporary(directory, base, target);
     // Best effort: some file systems (vfat) cannot set owners or modes, which must not fail the
@@ -1631,7 +1676,16 @@ void write_array(const std::string& path, const OutputFraming& framing, std::siz
     if (exists) (void)!::fchown(temporary.fd(), info.st_uid, info.st_gid);
     (void)!::fchmod(temporary.fd(), mode);
     stream_framed(temporary.fd(), target, framing, itemsize, shape, fill);
+    if (options.sync) sync_descriptor(temporary.fd(), target);
     temporary.commit(final_path);
+    if (options.sync) {
+        // The rename itself is durable only once the directory is.
+        const int dir = ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0) fail("cannot sync the directory of " + target + ": " + errno_text(errno));
+        FdCloser closer{dir};
+        if (::fsync(dir) != 0 && errno != EINVAL)
+            fail("cannot sync the directory of " + target + ": " + errno_text(errno));
+    }
 }
 
 }  // namespace tslice

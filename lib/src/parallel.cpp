@@ -1,6 +1,13 @@
 #include "tslice/parallel.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <system_error>
 #include <utility>
 
 #include "tslice/copy.hpp"
@@ -8,7 +15,36 @@
 namespace tslice {
 
 WorkerPool::WorkerPool(unsigned threads) {
-    for (unsigned i = 1; i < std::max(1u, threads); ++i) workers_.emplace_back([this] { work(); });
+    // A thread that cannot start (RLIMIT_NPROC, a container's pids limit) leaves the pool
+    // smaller, down to the calling thread alone: the copy still completes.
+    for (unsigned i = 1; i < std::max(1u, threads); ++i) {
+        try {
+            workers_.emplace_back([this] { work(); });
+        } catch (const std::system_error&) {
+            break;
+        }
+    }
+}
+
+unsigned default_thread_count() {
+    unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+    cpu_set_t allowed;
+    if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0) cpus = std::max(1, CPU_COUNT(&allowed));
+    std::ifstream cgroup("/sys/fs/cgroup/cpu.max");
+    std::string text((std::istreambuf_iterator<char>(cgroup)), std::istreambuf_iterator<char>());
+    if (const auto quota = cpu_quota_threads(text)) cpus = std::min(cpus, *quota);
+    return cpus;
+}
+
+std::optional<unsigned> cpu_quota_threads(std::string_view cpu_max) {
+    // "max 100000" (no quota) or "QUOTA PERIOD" in microseconds: QUOTA/PERIOD CPUs, rounded up.
+    long long quota = 0, period = 0;
+    char rest = 0;
+    const std::string text(cpu_max);
+    if (std::sscanf(text.c_str(), "%lld %lld %c", &quota, &period, &rest) != 2 || quota <= 0 || period <= 0)
+        return std::nullopt;
+    const long long cpus = (quota + period - 1) / period;
+    return static_cast<unsigned>(std::clamp<long long>(cpus, 1, 1 << 20));
 }
 
 WorkerPool::~WorkerPool() {

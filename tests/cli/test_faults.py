@@ -9,6 +9,13 @@ Each check runs tslice the way a script would and then looks at the output direc
                       one message, nothing else
   broken_pipe         `-o -` into a pipe closed early: tslice ends quietly of SIGPIPE, as cat
                       does, with one or two threads
+  unwritable_existing_file  a 0444 file of one's own and another user's file in a writable
+                      directory are refused (exit 1) and left as they were
+  standard_stream_names  -o /dev/stdout, /proc/self/fd/1, /dev/fd/1, /dev/stderr, /dev/fd/7 write
+                      into the open descriptor (`>>` appends, the shell's file stays)
+  thread_limit        RLIMIT_NPROC forbids every thread: the copy completes on one
+  terminal_output     `-o -` onto a terminal is exit 2 unless --force
+  sync                --sync: fsync of the file, the rename, fsync of the directory (strace)
   closed_descriptors  started with standard input, output or error closed: the output file does
                       not take the free descriptor, and holds exactly the right array
   read_only_dir       -o into a directory the user may not write (as root, tslice runs as the
@@ -407,10 +414,133 @@ def check_input_truncated(tslice, tmp):
         check(f.read() == EXISTING, "the existing file changed")
 
 
+def nobody_setup(tslice, tmp):
+    """A copy of tslice and of the small input that the user nobody can reach, and the command
+    prefix that runs as nobody (empty when not root)."""
+    os.chmod(tmp, 0o777)
+    exe = os.path.join(tmp, "tslice")
+    shutil.copy(tslice, exe)
+    os.chmod(exe, 0o755)
+    src = os.path.join(tmp, "in.npy")
+    shutil.copy(ARANGE, src)
+    os.chmod(src, 0o644)
+    prefix = as_nobody() or []
+    if prefix and subprocess.run(prefix + [exe, "--help"], capture_output=True).returncode != 0:
+        raise Skip(f"the user nobody cannot run {exe} (is a parent of {tmp} closed to others?)")
+    return exe, src, prefix
+
+
+def check_unwritable_existing_file(tslice, tmp):
+    # A file the user could not open for writing is not replaced, even in a directory the user
+    # may write: a 0444 file of one's own, and (as root) another user's 0644 file.
+    exe, src, prefix = nobody_setup(tslice, tmp)
+    cases = [("own_readonly.npy", 0o444, os.geteuid() if not prefix else 65534)]
+    if prefix:
+        cases.append(("others.npy", 0o644, 0))
+    for name, mode, owner in cases:
+        out = os.path.join(tmp, name)
+        with open(out, "wb") as f:
+            f.write(EXISTING)
+        os.chown(out, owner, owner)
+        os.chmod(out, mode)
+        before = os.stat(out)
+        res = subprocess.run(prefix + [exe, src, "::-1", "-o", out], capture_output=True, timeout=60)
+        expect_error(res, "Permission denied")
+        after = os.stat(out)
+        check((after.st_ino, after.st_uid, after.st_mode) == (before.st_ino, before.st_uid, before.st_mode),
+              f"{name}: the file was replaced")
+        with open(out, "rb") as f:
+            check(f.read() == EXISTING, f"{name}: the file changed")
+        check(temporaries(tmp) == [], f"{name}: a temporary was left behind")
+
+
+def check_standard_stream_names(tslice, tmp):
+    # /dev/stdout and friends write into the descriptor the shell opened: `>>` appends, text
+    # before and after survives, and the descriptor's file is not replaced by a new one.
+    expected = np.load(ARANGE)[::-1]
+    raw = run(tslice, [ARANGE, "::-1", "-o", "-"]).stdout
+    log = os.path.join(tmp, "log")
+    for name in ("/dev/stdout", "/proc/self/fd/1", "/dev/fd/1"):
+        with open(log, "wb") as f:
+            f.write(b"before\n")
+        inode = os.stat(log).st_ino
+        script = f'{{ echo first; "{tslice}" "{ARANGE}" "::-1" -o {name}; echo after; }} >> "{log}"'
+        res = subprocess.run(["bash", "-c", script], capture_output=True, timeout=60)
+        check(res.returncode == 0 and res.stderr == b"", f"{name}: exit {res.returncode}, {res.stderr!r}")
+        with open(log, "rb") as f:
+            got = f.read()
+        check(got == b"before\nfirst\n" + raw + b"after\n", f"{name}: the log holds {got[:80]!r}...")
+        check(os.stat(log).st_ino == inode, f"{name}: the shell's file was replaced")
+    res = subprocess.run(["bash", "-c", f'"{tslice}" "{ARANGE}" "::-1" -o /dev/stderr 2> "{log}"'],
+                         capture_output=True, timeout=60)
+    check(res.returncode == 0 and np.array_equal(np.load(log), expected), f"/dev/stderr: exit {res.returncode}")
+    res = subprocess.run(["bash", "-c", f'"{tslice}" "{ARANGE}" "::-1" -o /dev/fd/7 7> "{log}"'],
+                         capture_output=True, timeout=60)
+    check(res.returncode == 0 and np.array_equal(np.load(log), expected), f"/dev/fd/7: exit {res.returncode}")
+    check(listing(tmp) == ["log"], f"the directory holds {listing(tmp)}")
+
+
+def check_thread_limit(tslice, tmp):
+    # Where no thread may start (RLIMIT_NPROC, as in a container), the copy runs on fewer
+    # threads and completes; it does not abort.
+    if not shutil.which("prlimit"):
+        raise Skip("prlimit (util-linux) is missing")
+    exe, _, prefix = nobody_setup(tslice, tmp)
+    if not prefix:
+        raise Skip("not root: cannot run as a user with no other processes")
+    src = big_input(tmp, 16 << 20)
+    os.chmod(src, 0o644)
+    out = os.path.join(tmp, "out.npy")
+    res = subprocess.run(["prlimit", "--nproc=1"] + prefix + [exe, src, "::-1", "-t", "4", "-q", "-o", out],
+                         capture_output=True, timeout=120)
+    check(res.returncode == 0, f"exit {res.returncode}, stderr {res.stderr!r}")
+    check(np.array_equal(np.load(out), np.load(src)[::-1]), "wrong values with no threads allowed")
+
+
+def check_terminal_output(tslice, tmp):
+    # Binary output onto a terminal is refused (exit 2) unless forced.
+    import pty
+    primary, secondary = pty.openpty()
+    try:
+        for args, code in ((["-o", "-"], 2), (["-o", "/dev/stdout"], 2), (["-o", "-", "--force"], 0)):
+            res = subprocess.run([tslice, ARANGE, "0"] + args, stdout=secondary, stderr=subprocess.PIPE,
+                                 timeout=60)
+            check(res.returncode == code, f"{args}: exit {res.returncode}, expected {code}; {res.stderr!r}")
+            if code == 2:
+                check(b"terminal" in res.stderr, f"{args}: the message does not say why: {res.stderr!r}")
+    finally:
+        os.close(primary)
+        os.close(secondary)
+
+
+def check_sync(tslice, tmp):
+    # --sync: the file is synced before the rename and its directory after it.
+    if not shutil.which("strace"):
+        raise Skip("strace is missing")
+    out = os.path.join(tmp, "out.npy")
+    res = subprocess.run(["strace", "-f", "-e", "trace=fsync,rename,renameat,renameat2", tslice, ARANGE, "::-1",
+                          "-o", out, "--sync"], capture_output=True, timeout=60)
+    if res.returncode != 0 and b"ptrace" in res.stderr:
+        raise Skip("strace cannot trace here")
+    check(res.returncode == 0, f"exit {res.returncode}, {res.stderr[-300:]!r}")
+    calls = [line for line in res.stderr.decode().splitlines() if "fsync(" in line or "rename" in line]
+    kinds = ["fsync" if "fsync(" in line else "rename" for line in calls]
+    check(kinds == ["fsync", "rename", "fsync"], f"expected fsync, rename, fsync; strace saw {calls}")
+    check(np.array_equal(np.load(out), np.load(ARANGE)[::-1]), "wrong values")
+    res = subprocess.run(["strace", "-f", "-e", "trace=fsync", tslice, ARANGE, "::-1", "-o", out],
+                         capture_output=True, timeout=60)
+    check("fsync(" not in res.stderr.decode(), "without --sync nothing is synced")
+
+
 CHECKS = [
     ("dev_full", check_dev_full),
     ("broken_pipe", check_broken_pipe),
     ("closed_descriptors", check_closed_descriptors),
+    ("unwritable_existing_file", check_unwritable_existing_file),
+    ("standard_stream_names", check_standard_stream_names),
+    ("thread_limit", check_thread_limit),
+    ("terminal_output", check_terminal_output),
+    ("sync", check_sync),
     ("read_only_dir", check_read_only_dir),
     ("read_only_mount", check_read_only_mount),
     ("disk_full_tmpfs", check_disk_full_tmpfs),

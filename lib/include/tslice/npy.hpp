@@ -125,9 +125,20 @@ struct OutputFraming {
     std::function<std::string(std::uint32_t crc32)> suffix;
 };
 
-// write_npy with any framing: the same temporary file, chunks and overlap.
+// How an output file is put in place.
+struct WriteOptions {
+    // fsync the file before it is renamed into place, and its directory after: the result
+    // is then on stable storage when write_array returns (as rsync --fsync, dd conv=fsync).
+    bool sync = false;
+};
+
+// write_npy with any framing: the same temporary file, chunks and overlap. `path` "-", and
+// the names of an open descriptor (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N),
+// write into that descriptor as it is, at its offset (a shell's `>>` appends). An existing
+// file the user could not open for writing is refused, never replaced.
 void write_array(const std::string& path, const OutputFraming& framing, std::size_t itemsize,
-                 const std::vector<std::int64_t>& shape, const ChunkSource& source);
+                 const std::vector<std::int64_t>& shape, const ChunkSource& source,
+                 const WriteOptions& options = {});
 
 // Unlinks the temporary file write_npy is writing, if any, so an interrupted run leaves nothing
 // behind. Async-signal-safe: meant for a SIGINT/SIGTERM handler, which then ends the process.

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -40,6 +42,15 @@ private:
     bool stopping_ = false;
     std::exception_ptr error_;
 };
+
+// The worker threads a run uses by default: the CPUs this process may run on (its affinity
+// mask, as `taskset` sets it), fewer where a cgroup CPU quota allows less (cpu.max of cgroup
+// v2, rounded up), at least 1.
+unsigned default_thread_count();
+
+// The CPUs a cgroup v2 `cpu.max` text ("QUOTA PERIOD" or "max PERIOD") allows, rounded up;
+// nullopt where it sets no quota or does not parse.
+std::optional<unsigned> cpu_quota_threads(std::string_view cpu_max);
 
 // copy_view over elements [first, first + count), split into one part per worker when the
 // range is large enough (at least ~1 MiB a part) for threads to pay off.

@@ -282,6 +282,8 @@ tslice::OutputFraming output_framing(OutputFormat format, const tslice::ElementT
 }
 
 int run(const Options& options) {
+    if (const std::string warning = tslice::kernel_set_warning(); !warning.empty())
+        std::cerr << "tslice: warning: " << warning << "\n";
     if (options.json && !options.shape_only && !options.list)
         throw tslice::Error(tslice::ErrorKind::Usage, "--json needs --shape or --list");
     if (options.list && (options.explain || options.expression || options.op))

@@ -1,8 +1,9 @@
 // Choosing the kernel set, once: the best set this build has and this CPU runs, unless the
 // environment variable TSLICE_KERNEL names one (scalar, sse4.2, avx2, avx512). A name that is
-// unknown, or that this CPU does not run, is reported once on stderr and the best set is used
-// instead: an environment variable is a tuning knob, and a wrong one must not stop a copy
-// (nor make a library exit its process). force_kernel_set, for tests and benchmarks, throws
+// unknown, or that this CPU does not run, gives a warning (kernel_set_warning, for the front
+// end to show: a library does not print) and the best set is used instead: an environment
+// variable is a tuning knob, and a wrong one must not stop a copy (nor make a library exit
+// its process). force_kernel_set, for tests and benchmarks, throws
 // instead.
 //
 // The CPU is asked with __builtin_cpu_supports, which also checks that the operating system
@@ -60,21 +61,27 @@ const Supported& supported() {
     return sets;
 }
 
+struct InitialChoice {
+    const KernelSet* set = nullptr;
+    std::string warning;  // why TSLICE_KERNEL was not followed; empty if it was, or is unset
+};
+
 // TSLICE_KERNEL, or the best set.
-const KernelSet* initial_set() {
+InitialChoice initial_choice() {
     const Supported& sets = supported();
     const char* wanted = std::getenv("TSLICE_KERNEL");
-    if (wanted == nullptr || *wanted == '\0' || std::string_view(wanted) == "auto") return sets.best();
-    if (const KernelSet* set = sets.find(wanted)) return set;
-    std::fprintf(stderr, "tslice: TSLICE_KERNEL=%s is not a kernel set this CPU runs (it runs: %s); using %s\n",
-                 wanted, sets.names().c_str(), sets.best()->name);
-    return sets.best();
+    if (wanted == nullptr || *wanted == '\0' || std::string_view(wanted) == "auto") return {sets.best(), {}};
+    if (const KernelSet* set = sets.find(wanted)) return {set, {}};
+    return {sets.best(), "TSLICE_KERNEL=" + std::string(wanted) + " is not a kernel set this CPU runs (it runs: " +
+                             sets.names() + "); using " + sets.best()->name};
 }
 
-const KernelSet* chosen() {
-    static const KernelSet* const set = initial_set();
-    return set;
+const InitialChoice& initial() {
+    static const InitialChoice choice = initial_choice();
+    return choice;
 }
+
+const KernelSet* chosen() { return initial().set; }
 
 std::atomic<const KernelSet*> forced{nullptr};
 
@@ -93,6 +100,8 @@ std::vector<std::string> available_kernel_sets() {
     for (int i = 0; i < sets.count; ++i) names.emplace_back(sets.sets[i]->name);
     return names;
 }
+
+std::string kernel_set_warning() { return kernels::initial().warning; }
 
 std::string active_kernel_set() { return kernels::active_set().name; }
 

@@ -1351,6 +1351,11 @@ void write_all(int fd, const char* data, std::size_t size, const std::string& ta
         const ssize_t wrote = ::write(fd, data, size);
         if (wrote < 0) {
             if (errno == EINTR) continue;
+            // A result written straight from the input's mapping: the kernel could not read
+            // the mapped pages, which is the input's fault, not the output's.
+            if (errno == EFAULT)
+                fail("a mapped input could not be read (EFAULT): the file was truncated while tslice read it, "
+                     "or its storage failed");
             fail("cannot write " + target + ": " + errno_text(errno));
         }
         data += wrote;

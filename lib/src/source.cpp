@@ -238,9 +238,18 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
         const auto size = static_cast<std::size_t>(info.st_size);
         if (size > static_cast<std::size_t>(position)) {
             void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-            if (map == MAP_FAILED) fail("cannot map " + name + ": " + std::strerror(errno));
-            input.mapping_ = Mapping(map, size);
-            input.skip_ = static_cast<std::size_t>(position);
+            if (map != MAP_FAILED) {
+                input.mapping_ = Mapping(map, size);
+                input.skip_ = static_cast<std::size_t>(position);
+            } else if (errno == ENOMEM) {
+                fail("cannot map " + name + ": " + std::strerror(errno));
+            } else {
+                // Some file systems (sysfs, some FUSE and network ones) cannot map files:
+                // such a file is read like a stream, through the spool, in bounded memory.
+                Spool spool(name);
+                input.complete_ = spool_stream(spool, fd, name, headers_only);
+                input.mapping_ = spool.map();
+            }
         }
     } else {
         Spool spool(name);

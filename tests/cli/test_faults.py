@@ -15,6 +15,8 @@ Each check runs tslice the way a script would and then looks at the output direc
                       into the open descriptor (`>>` appends, the shell's file stays)
   thread_limit        RLIMIT_NPROC forbids every thread: the copy completes on one
   terminal_output     `-o -` onto a terminal is exit 2 unless --force
+  unmappable_input    a file whose mmap fails (ENODEV, through an LD_PRELOAD stand-in) is read
+                      like a stream, with the same result
   sync                --sync: fsync of the file, the rename, fsync of the directory (strace)
   closed_descriptors  started with standard input, output or error closed: the output file does
                       not take the free descriptor, and holds exactly the right array
@@ -37,7 +39,8 @@ Each check runs tslice the way a script would and then looks at the output direc
                       no output appears and an existing file is untouched; a SIGHUP that the
                       parent ignores (nohup) stays ignored and the run completes
   input_truncated     the mapped input is truncated by another program while tslice reads it:
-                      SIGBUS becomes exit 1 with a message, no temporary, the existing file
+                      SIGBUS (strided copy) or EFAULT (contiguous result written from the
+                      mapping) becomes exit 1 with a message, no temporary, the existing file
                       untouched
 
 The last line printed is `N passed, M failed, K skipped`; the exit status is 1 if anything
@@ -168,6 +171,13 @@ def check_closed_descriptors(tslice, tmp):
             raise Failure(f"fd {fd} closed: the output is not a valid .npy ({error})")
         check(got.dtype == expected.dtype and np.array_equal(got, expected), f"fd {fd} closed: wrong values")
         os.unlink(out)
+
+    # The warning itself reaches standard error from the front end, once.
+    res = subprocess.run([tslice, ARANGE, "0, 0"], capture_output=True, env=dict(os.environ, TSLICE_KERNEL="bogus"),
+                         timeout=60)
+    err = res.stderr.decode()
+    check(res.returncode == 0 and err.startswith("tslice: warning: TSLICE_KERNEL=bogus is not a kernel set")
+          and err.count("\n") == 1, f"TSLICE_KERNEL=bogus: exit {res.returncode}, stderr {err!r}")
 
 
 def as_nobody():
@@ -413,6 +423,81 @@ def check_input_truncated(tslice, tmp):
     with open(out, "rb") as f:
         check(f.read() == EXISTING, "the existing file changed")
 
+    # A contiguous result is written straight from the mapping: write() then fails with
+    # EFAULT rather than raising SIGBUS, and that too is the input changing, not the output.
+    os.unlink(src)
+    src = big_input(tmp, 8 << 30)
+    proc = subprocess.Popen([tslice, src, "1:", "-o", out, "-t", "1", "-q"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not temporaries(tmp) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.001)
+    check(temporaries(tmp), f"contiguous: no temporary file appeared (exit {proc.poll()})")
+    os.truncate(src, header_end)
+    out_bytes, err = proc.communicate(timeout=60)
+    res = subprocess.CompletedProcess(proc.args, proc.returncode, out_bytes, err)
+    expect_error(res, "the file was truncated while tslice read it")
+    check(listing(tmp) == before, f"contiguous: the directory holds {listing(tmp)}, expected {before}")
+    with open(out, "rb") as f:
+        check(f.read() == EXISTING, "contiguous: the existing file changed")
+
+
+# Makes mmap fail with ENODEV for files whose path holds ".unmappable", as sysfs and some
+# FUSE and network file systems do: a stand-in for a file system this machine does not have.
+UNMAPPABLE_SHIM = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+void* mmap(void* addr, size_t length, int prot, int flags, int fd, off_t offset) {
+    static void* (*real)(void*, size_t, int, int, int, off_t);
+    if (!real) real = (void* (*)(void*, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
+    if (fd >= 0) {
+        char link[64], path[4096];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, path, sizeof path - 1);
+        if (n > 0) {
+            path[n] = 0;
+            if (strstr(path, ".unmappable")) {
+                errno = ENODEV;
+                return MAP_FAILED;
+            }
+        }
+    }
+    return real(addr, length, prot, flags, fd, offset);
+}
+"""
+
+
+def check_unmappable_input(tslice, tmp):
+    # A file that cannot be mapped is read like a stream instead, with the same result.
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if not compiler:
+        raise Skip("no C compiler to build the mmap stand-in")
+    source = os.path.join(tmp, "shim.c")
+    with open(source, "w") as f:
+        f.write(UNMAPPABLE_SHIM)
+    shim = os.path.join(tmp, "shim.so")
+    built = subprocess.run([compiler, "-shared", "-fPIC", "-O1", "-o", shim, source, "-ldl"], capture_output=True)
+    check(built.returncode == 0, f"the stand-in does not build: {built.stderr!r}")
+    env = dict(os.environ, LD_PRELOAD=shim,
+               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
+    src = os.path.join(tmp, "in.unmappable.npy")
+    np.save(src, np.arange(3 * 1000 * 257, dtype="<i4").reshape(3, 1000, 257))
+    expected = np.load(src)
+    for expr in ("::-1, 5:, ::3", "1"):
+        out = os.path.join(tmp, "out.npy")
+        res = subprocess.run([tslice, src, expr, "-o", out], capture_output=True, env=env, timeout=60)
+        check(res.returncode == 0, f"{expr}: exit {res.returncode}, {res.stderr!r}")
+        got = np.load(out)
+        want = eval(f"expected[{expr}]")  # noqa: S307 - the test's own literal expressions
+        check(got.dtype == want.dtype and np.array_equal(got, want), f"{expr}: wrong values")
+    res = subprocess.run([tslice, src, "--shape"], capture_output=True, env=env, timeout=60)
+    check(res.returncode == 0 and res.stdout == b"(3, 1000, 257)\n", f"--shape: {res.returncode} {res.stdout!r}")
+
 
 def nobody_setup(tslice, tmp):
     """A copy of tslice and of the small input that the user nobody can reach, and the command
@@ -541,6 +626,7 @@ CHECKS = [
     ("thread_limit", check_thread_limit),
     ("terminal_output", check_terminal_output),
     ("sync", check_sync),
+    ("unmappable_input", check_unmappable_input),
     ("read_only_dir", check_read_only_dir),
     ("read_only_mount", check_read_only_mount),
     ("disk_full_tmpfs", check_disk_full_tmpfs),

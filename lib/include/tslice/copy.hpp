@@ -31,7 +31,10 @@ void copy_view(const std::byte* src, const View& view, std::byte* dst, std::int6
 // The kernels behind copy_view come in sets, one per instruction set: "scalar" (plain
 // loops, the reference), "sse4.2", "avx2", "avx512". copy_view uses the best set this CPU
 // runs, or the one the environment variable TSLICE_KERNEL names (an unknown or unsupported
-// name is reported once on stderr and the best set used instead).
+// name gives a warning, kernel_set_warning(), and the best set is used instead).
+
+// Why TSLICE_KERNEL is not followed, for the front end to show; empty when it is, or unset.
+std::string kernel_set_warning();
 
 // The sets this build has and this CPU runs, worst to best; "scalar" always first.
 std::vector<std::string> available_kernel_sets();

@@ -19,6 +19,7 @@
 #include <condition_variable>
 #include <csignal>
 #include <signal.h>
+#include <sys/xattr.h>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -1574,6 +1575,28 @@ void sync_descriptor(int fd, const std::string& target) {
         fail("cannot sync " + target + ": " + errno_text(errno));
 }
 
+// The replaced file's extended attributes (its ACLs among them, as system.posix_acl_access)
+// go to the file that replaces it. Best effort, as for the owner: a file system without
+// them, or an attribute only a privileged user may set, must not fail the write.
+void copy_extended_attributes(const std::string& from, int to_fd) {
+    const ssize_t size = ::listxattr(from.c_str(), nullptr, 0);
+    if (size <= 0) return;
+    std::string names(static_cast<std::size_t>(size), '\0');
+    const ssize_t got = ::listxattr(from.c_str(), names.data(), names.size());
+    if (got <= 0) return;
+    names.resize(static_cast<std::size_t>(got));
+    for (std::size_t at = 0; at < names.size();) {
+        const std::string name = names.c_str() + at;
+        at += name.size() + 1;
+        const ssize_t length = ::getxattr(from.c_str(), name.c_str(), nullptr, 0);
+        if (length < 0) continue;
+        std::string value(static_cast<std::size_t>(length), '\0');
+        const ssize_t read = ::getxattr(from.c_str(), name.c_str(), value.data(), value.size());
+        if (read < 0) continue;
+        (void)::fsetxattr(to_fd, name.c_str(), value.data(), static_cast<std::size_t>(read), 0);
+    }
+}
+
 mode_t new_file_mode() {
     // umask can only be read by setting it; it is put back at once.
     const mode_t mask = ::umask(022);
@@ -1680,6 +1703,7 @@ void write_array(const std::string& path, const OutputFraming& framing, std::siz
     // write. The owner first, since changing it may clear set-id bits of the mode.
     if (exists) (void)!::fchown(temporary.fd(), info.st_uid, info.st_gid);
     (void)!::fchmod(temporary.fd(), mode);
+    if (exists) copy_extended_attributes(final_path, temporary.fd());
     stream_framed(temporary.fd(), target, framing, itemsize, shape, fill);
     if (options.sync) sync_descriptor(temporary.fd(), target);
     temporary.commit(final_path);

@@ -11,6 +11,7 @@ Each check runs tslice the way a script would and then looks at the output direc
                       does, with one or two threads
   unwritable_existing_file  a 0444 file of one's own and another user's file in a writable
                       directory are refused (exit 1) and left as they were
+  replaced_file_keeps_attributes  a replaced file keeps its mode and extended attributes
   standard_stream_names  -o /dev/stdout, /proc/self/fd/1, /dev/fd/1, /dev/stderr, /dev/fd/7 write
                       into the open descriptor (`>>` appends, the shell's file stays)
   thread_limit        RLIMIT_NPROC forbids every thread: the copy completes on one
@@ -539,6 +540,23 @@ def check_unwritable_existing_file(tslice, tmp):
         check(temporaries(tmp) == [], f"{name}: a temporary was left behind")
 
 
+def check_replaced_file_keeps_attributes(tslice, tmp):
+    # A replaced file keeps its mode and its extended attributes (ACLs are some).
+    out = os.path.join(tmp, "out.npy")
+    with open(out, "wb") as f:
+        f.write(EXISTING)
+    os.chmod(out, 0o640)
+    try:
+        os.setxattr(out, "user.origin", b"kept")
+    except OSError as error:
+        raise Skip(f"this file system has no user extended attributes ({error})")
+    res = run(tslice, [ARANGE, "::-1", "-o", out])
+    check(res.returncode == 0, f"exit {res.returncode}, {res.stderr!r}")
+    check(np.array_equal(np.load(out), np.load(ARANGE)[::-1]), "wrong values")
+    check(stat.S_IMODE(os.stat(out).st_mode) == 0o640, f"mode {oct(os.stat(out).st_mode)}")
+    check(os.getxattr(out, "user.origin") == b"kept", "the extended attribute was lost")
+
+
 def check_standard_stream_names(tslice, tmp):
     # /dev/stdout and friends write into the descriptor the shell opened: `>>` appends, text
     # before and after survives, and the descriptor's file is not replaced by a new one.
@@ -622,6 +640,7 @@ CHECKS = [
     ("broken_pipe", check_broken_pipe),
     ("closed_descriptors", check_closed_descriptors),
     ("unwritable_existing_file", check_unwritable_existing_file),
+    ("replaced_file_keeps_attributes", check_replaced_file_keeps_attributes),
     ("standard_stream_names", check_standard_stream_names),
     ("thread_limit", check_thread_limit),
     ("terminal_output", check_terminal_output),

@@ -6,6 +6,7 @@
 // '\n'), then the raw element bytes.
 
 #include "tslice/npy.hpp"
+#include "tslice/parallel.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -1376,6 +1377,7 @@ public:
         // Where no thread can start (a process limit in a container), the writer produces
         // each chunk itself when it needs it: slower, never a failure.
         try {
+            const AsyncSignalsBlocked producer_leaves_signals_to_the_writer;
             producer_ = std::thread([this] { produce(); });
         } catch (const std::system_error&) {
         }

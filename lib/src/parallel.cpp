@@ -14,7 +14,18 @@
 
 namespace tslice {
 
+AsyncSignalsBlocked::AsyncSignalsBlocked() {
+    sigset_t blocked;
+    ::sigfillset(&blocked);
+    for (const int synchronous : {SIGBUS, SIGSEGV, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS})
+        ::sigdelset(&blocked, synchronous);
+    ::pthread_sigmask(SIG_BLOCK, &blocked, &previous_);
+}
+
+AsyncSignalsBlocked::~AsyncSignalsBlocked() { ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
 WorkerPool::WorkerPool(unsigned threads) {
+    const AsyncSignalsBlocked workers_leave_signals_to_the_caller;
     // A thread that cannot start (RLIMIT_NPROC, a container's pids limit) leaves the pool
     // smaller, down to the calling thread alone: the copy still completes.
     for (unsigned i = 1; i < std::max(1u, threads); ++i) {

@@ -2,6 +2,8 @@
 // costs a wake-up, not a thread start.
 #pragma once
 
+#include <signal.h>
+
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +17,22 @@
 #include "tslice/view.hpp"
 
 namespace tslice {
+
+// While one lives, the calling thread blocks the asynchronous signals (all but the ones a
+// fault raises in the faulting thread: SIGBUS, SIGSEGV, SIGFPE, SIGILL, SIGTRAP, SIGABRT,
+// SIGSYS). Threads started meanwhile inherit the mask, so a signal sent to the process (Ctrl-C,
+// kill) is handled by the thread that owns the output's temporary file, and the handler cannot
+// run in another thread in the instant between that file's creation and its registration.
+class AsyncSignalsBlocked {
+public:
+    AsyncSignalsBlocked();
+    ~AsyncSignalsBlocked();
+    AsyncSignalsBlocked(const AsyncSignalsBlocked&) = delete;
+    AsyncSignalsBlocked& operator=(const AsyncSignalsBlocked&) = delete;
+
+private:
+    sigset_t previous_;
+};
 
 class WorkerPool {
 public:

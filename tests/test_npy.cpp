@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "input_error.hpp"
 #include "tslice/error.hpp"
 #include "tslice/npy.hpp"
 
@@ -58,16 +59,7 @@ NpyHeader parse(const std::string& bytes) {
 }
 
 // The message of the tslice::Error that `action` throws; fails the test if it throws none.
-std::string error_message(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::Input);
-        return e.what();
-    }
-    FAIL("no tslice::Error was thrown");
-    return {};
-}
+std::string error_message(const std::function<void()>& action) { return tslice_test::input_error(action); }
 
 std::string read_file(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);

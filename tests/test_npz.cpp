@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "input_error.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
 #include "zip_fixture.hpp"
@@ -19,16 +20,6 @@ std::vector<ArrayInFile> arrays_of(const std::string& file) {
     return list_arrays(reinterpret_cast<const std::byte*>(file.data()), file.size());
 }
 
-std::string input_error(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::Input);
-        return e.what();
-    }
-    FAIL("no tslice::Error was thrown");
-    return {};
-}
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "input_error.hpp"
 #include "../lib/src/inflate.hpp"
 #include "../lib/src/zip.hpp"
 #include "tslice/container.hpp"
@@ -29,16 +30,6 @@ std::vector<zip::Entry> directory(const std::string& archive) {
     return zip::read_directory(bytes_of(archive), archive.size());
 }
 
-std::string input_error(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::Input);
-        return e.what();
-    }
-    FAIL("no tslice::Error was thrown");
-    return {};
-}
 
 std::string inflate_all(const std::string& compressed, std::uint64_t size, std::uint32_t crc, std::size_t step = 7) {
     InflateStream stream(bytes_of(compressed), compressed.size(), size, crc, "member 'x.npy'");

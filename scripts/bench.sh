@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark of issue 4: is tslice's copy at the memory-bandwidth limit, and is a whole run
+# The benchmark: is tslice's copy at the memory-bandwidth limit, and is a whole run
 # at the I/O limit?
 #
 #   scripts/bench.sh            the full benchmark: 1 GiB inputs, takes several minutes

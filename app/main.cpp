@@ -31,6 +31,7 @@
 #include "tslice/print.hpp"
 #include "tslice/source.hpp"
 #include "tslice/steps.hpp"
+#include "tslice/write.hpp"
 
 namespace {
 
@@ -134,77 +135,6 @@ private:
     Clock::time_point start_, last_;
     bool shown_ = false;
 };
-
-// Reverses the bytes of each of `count` elements: a big-endian input written little-endian.
-void swap_elements(std::byte* bytes, std::int64_t count, std::size_t itemsize) {
-    for (std::int64_t i = 0; i < count; ++i, bytes += itemsize) std::reverse(bytes, bytes + itemsize);
-}
-
-// Writes the result chunk by chunk: a contiguous run of the input straight from its mapping,
-// anything else copied (over the worker threads) into the writer's buffer. Input pages the
-// remaining chunks cannot read are released as the copy moves on.
-void write_result(const Options& options, const tslice::ArrayData& array, const tslice::Result& result,
-                  const tslice::OutputFraming& framing, bool swap_bytes) {
-    const tslice::View& view = result.view;
-    const auto itemsize = static_cast<std::int64_t>(view.itemsize);
-    const bool reads_mapping = result.data == array.data() && !view.has_table();
-    const bool contiguous = view.is_c_contiguous();
-    // Threads start only for results large enough to split (copy_view_parallel's parts).
-    constexpr std::int64_t kThreadedBytes = std::int64_t{2} << 20;
-    tslice::WorkerPool pool(view.element_count() * itemsize >= kThreadedBytes ? options.threads : 1);
-    Progress progress(!options.quiet, view.element_count() * itemsize);
-    tslice::View::Span unread = view.span_from(0);
-    constexpr double kReleaseBytes = 64 << 20;
-    const double bytes_read_per_element =
-        reads_mapping && view.element_count() > 0
-            ? static_cast<double>(unread.end - unread.begin) / static_cast<double>(view.element_count())
-            : 0;
-    // Releases what elements [element, end) cannot read.
-    const auto release_before = [&](std::int64_t element) {
-        if (!reads_mapping) return;
-        const tslice::View::Span still = view.span_from(element);
-        array.release(unread.begin, still.begin);
-        array.release(still.end, unread.end);
-        unread = still;
-    };
-    std::int64_t previous_first = 0;
-
-    tslice::write_array(*options.output, framing, view.itemsize, view.shape,
-                      tslice::ChunkSource([&](std::int64_t first, std::int64_t count, std::byte* scratch) {
-                          const std::byte* bytes = scratch;
-                          if (contiguous) {
-                              bytes = result.data + view.byte_offset + first * itemsize;
-                              if (swap_bytes) {
-                                  std::memcpy(scratch, bytes, static_cast<std::size_t>(count * itemsize));
-                                  bytes = scratch;
-                              }
-                              // The writer is still writing the previous chunk from the mapping;
-                              // the one before it is written.
-                              release_before(previous_first);
-                              previous_first = first;
-                          } else {
-                              // A chunk that reads far more input than it writes (a large step,
-                              // a few columns of many) is copied in pieces of about
-                              // kReleaseBytes of input, each released when done, so that a
-                              // small result of a large file never has the whole file mapped.
-                              const std::int64_t pieces = std::clamp<std::int64_t>(
-                                  static_cast<std::int64_t>(std::ceil(static_cast<double>(count) *
-                                                                      bytes_read_per_element / kReleaseBytes)),
-                                  1, count);
-                              for (std::int64_t piece = 0; piece < pieces; ++piece) {
-                                  const std::int64_t from = count * piece / pieces;
-                                  const std::int64_t to = count * (piece + 1) / pieces;
-                                  tslice::copy_view_parallel(pool, result.data, view, scratch + from * itemsize,
-                                                             first + from, to - from);
-                                  release_before(first + to);
-                              }
-                          }
-                          if (swap_bytes) swap_elements(scratch, count, view.itemsize);
-                          progress.update((first + count) * itemsize);
-                          return bytes;
-                      }),
-                      tslice::WriteOptions{options.sync});
-}
 
 std::string shape_report(const std::vector<std::int64_t>& shape, const tslice::ElementType& type, bool json) {
     if (!json) return tslice::format_shape(shape) + "\n";
@@ -349,9 +279,16 @@ int run(const Options& options) {
             write_stdout(tslice::format_narrow_float_array(result.data, result.view, array.type) + "\n");
         return 0;
     }
-    const bool swap = format == OutputFormat::Safetensors && array.type.dtype.byte_order == '>' &&
-                      array.type.itemsize() > 1;
-    write_result(options, data, result, *framing, swap);
+    Progress progress(!options.quiet, result.view.element_count() * static_cast<std::int64_t>(result.view.itemsize));
+    tslice::WriteOptions write_options;
+    write_options.sync = options.sync;
+    write_options.threads = options.threads;
+    write_options.swap_bytes =
+        format == OutputFormat::Safetensors && array.type.dtype.byte_order == '>' && array.type.itemsize() > 1;
+    write_options.progress = [&](std::int64_t bytes) { progress.update(bytes); };
+    tslice::ReleaseInput release;
+    if (result.data == data.data()) release = [&](std::int64_t begin, std::int64_t end) { data.release(begin, end); };
+    tslice::write_view(*options.output, *framing, result.data, result.view, release, write_options);
     return 0;
 }
 

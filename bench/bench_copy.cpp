@@ -52,6 +52,7 @@
 #include "tslice/error.hpp"
 #include "tslice/gather.hpp"
 #include "tslice/npy.hpp"
+#include "tslice/write.hpp"
 #include "tslice/parallel.hpp"
 #include "tslice/plan.hpp"
 

@@ -13,6 +13,7 @@
 #include "tslice/expr.hpp"
 #include "tslice/gather.hpp"
 #include "tslice/npy.hpp"
+#include "tslice/write.hpp"
 #include "tslice/plan.hpp"
 
 using namespace tslice;

@@ -22,6 +22,7 @@
 #include "input_error.hpp"
 #include "tslice/error.hpp"
 #include "tslice/npy.hpp"
+#include "tslice/write.hpp"
 
 using namespace tslice;
 namespace fs = std::filesystem;

@@ -15,27 +15,19 @@ namespace {
 
 [[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
 
-// The prefix of a .npy that holds its header length: magic, version, and 2 or 4 length bytes.
-constexpr std::size_t kNpyPrefix = 12;
-// parse_npy_header refuses longer headers anyway.
-constexpr std::size_t kMaxNpyHeader = (std::size_t{1} << 20) + kNpyPrefix;
 
 // The .npy header of a deflated member: inflated only as far as the header reaches.
 NpyHeader deflated_header(const std::byte* compressed, const zip::Entry& entry, const std::string& what) {
     InflateStream stream(compressed, entry.compressed_size, entry.uncompressed_size, entry.crc32, what);
-    std::string bytes(kNpyPrefix, '\0');
-    bytes.resize(stream.read(reinterpret_cast<std::byte*>(bytes.data()), kNpyPrefix));
+    std::string bytes(kNpyPreludeBytes, '\0');
+    bytes.resize(stream.read(reinterpret_cast<std::byte*>(bytes.data()), kNpyPreludeBytes));
     // The header length is believed only as far as the parser would accept it; the parser
     // then says what is wrong.
-    if (bytes.size() >= 10 && bytes.compare(0, 6, "\x93NUMPY") == 0) {
-        const auto u = [&](std::size_t k) { return static_cast<std::size_t>(static_cast<unsigned char>(bytes[k])); };
-        const std::size_t length = bytes[6] == 1 ? u(8) | u(9) << 8 : u(8) | u(9) << 8 | u(10) << 16 | u(11) << 24;
-        const std::size_t total = std::min(kMaxNpyHeader, (bytes[6] == 1 ? 10 : 12) + length);
-        if (total > bytes.size()) {
-            const std::size_t have = bytes.size();
-            bytes.resize(total);
-            bytes.resize(have + stream.read(reinterpret_cast<std::byte*>(bytes.data()) + have, total - have));
-        }
+    const auto extent = npy_header_extent(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+    if (extent && *extent > bytes.size()) {
+        const std::size_t have = bytes.size();
+        bytes.resize(*extent);
+        bytes.resize(have + stream.read(reinterpret_cast<std::byte*>(bytes.data()) + have, *extent - have));
     }
     return parse_npy_header(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
 }

@@ -115,16 +115,11 @@ bool spool_stream(Spool& spool, int fd, const std::string& what, bool headers_on
         spool_safetensors(spool, fd, head, what);
         return true;
     }
-    // Only a valid magic and version make the length field worth believing; anything else is
-    // left to the parser to describe.
-    if (head.size() >= 12 && head.compare(0, 6, "\x93NUMPY") == 0 && head[6] >= 1 && head[6] <= 3) {
-        const std::size_t prefix = head[6] == 1 ? 10 : 12;
-        const std::uint64_t length = le(bytes + 8, head[6] == 1 ? 2 : 4);
-        if (length <= (std::uint64_t{1} << 20) && head.size() < prefix + length) {
-            const std::size_t have = head.size();
-            head.resize(prefix + length);
-            head.resize(have + read_full(fd, reinterpret_cast<std::byte*>(head.data()) + have, head.size() - have, what));
-        }
+    const auto extent = npy_header_extent(bytes, head.size());
+    if (extent && head.size() < *extent) {
+        const std::size_t have = head.size();
+        head.resize(*extent);
+        head.resize(have + read_full(fd, reinterpret_cast<std::byte*>(head.data()) + have, *extent - have, what));
     }
     spool.append(reinterpret_cast<const std::byte*>(head.data()), head.size());
     if (headers_only) return false;

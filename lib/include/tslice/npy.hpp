@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,13 @@ struct NpyHeader {
 // names what is wrong. Does not check that the data fits; see NpyArray.
 NpyHeader parse_npy_header(const std::byte* bytes, std::size_t available);
 
+// How many bytes a .npy's magic, version, length field and header dict take, judged from its
+// first bytes (kNpyPreludeBytes are always enough): nullopt unless they start with the magic
+// and a version tslice reads, and the length is one it accepts (at most 1 MiB). A reader of a
+// stream reads that far, then parse_npy_header says what is wrong with anything else.
+constexpr std::size_t kNpyPreludeBytes = 12;
+std::optional<std::size_t> npy_header_extent(const std::byte* bytes, std::size_t available);
+
 // Parses a dtype descr value such as "'<f4'" or "[('a', '<i4')]" (the Python literal text).
 DType parse_dtype_descr(std::string_view literal);
 
@@ -96,52 +104,5 @@ private:
     std::size_t map_size_ = 0;
     std::string owned_;  // for standard input and from_bytes
 };
-
-// Writes a C-order .npy: to a temporary file beside `path`, renamed into place only when
-// everything was written, so a failure leaves no partial file and never harms an existing
-// one. `path` "-" writes to standard output. The data comes in consecutive chunks of the
-// output (C order): `source(first, count, scratch)` returns where the bytes of elements
-// [first, first + count) are: `scratch` (room for count * itemsize bytes) after filling it,
-// or bytes that already hold them (a contiguous input, written straight from its mapping).
-// Chunks are bounded in size, so the result is never held whole in memory, and the next
-// chunk is produced (on another thread) while the previous one is written. Nothing is
-// written before the first chunk is produced.
-using ChunkSource = std::function<const std::byte*(std::int64_t first, std::int64_t count, std::byte* scratch)>;
-void write_npy(const std::string& path, const DType& dtype, const std::vector<std::int64_t>& shape,
-               const ChunkSource& source);
-
-// The same with a source that always fills the scratch buffer.
-using ChunkFiller = std::function<void(std::byte* dst, std::int64_t first, std::int64_t count)>;
-void write_npy(const std::string& path, const DType& dtype, const std::vector<std::int64_t>& shape,
-               const ChunkFiller& fill);
-
-// The bytes an output file holds around the array data: `prefix` before it and, when `suffix`
-// is set, what it makes of the CRC-32 of the bytes from prefix[crc_from] through the data
-// after it (an .npz member's CRC). A .npy's framing is its header alone; container.hpp makes
-// those of .npz and .safetensors.
-struct OutputFraming {
-    std::string prefix;
-    std::size_t crc_from = 0;
-    std::function<std::string(std::uint32_t crc32)> suffix;
-};
-
-// How an output file is put in place.
-struct WriteOptions {
-    // fsync the file before it is renamed into place, and its directory after: the result
-    // is then on stable storage when write_array returns (as rsync --fsync, dd conv=fsync).
-    bool sync = false;
-};
-
-// write_npy with any framing: the same temporary file, chunks and overlap. `path` "-", and
-// the names of an open descriptor (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N),
-// write into that descriptor as it is, at its offset (a shell's `>>` appends). An existing
-// file the user could not open for writing is refused, never replaced.
-void write_array(const std::string& path, const OutputFraming& framing, std::size_t itemsize,
-                 const std::vector<std::int64_t>& shape, const ChunkSource& source,
-                 const WriteOptions& options = {});
-
-// Unlinks the temporary file write_npy is writing, if any, so an interrupted run leaves nothing
-// behind. Async-signal-safe: meant for a SIGINT/SIGTERM handler, which then ends the process.
-void remove_pending_temporary() noexcept;
 
 }  // namespace tslice

@@ -1,0 +1,48 @@
+// One element of a fixed-size numpy dtype, read as a value: integers (and datetimes) exactly
+// as 128-bit integers, floats exactly as long doubles, strings as code points. The printer's
+// inputs, and the decoder of integer index arrays read from files.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "tslice/npy.hpp"
+
+namespace tslice {
+
+// Wide enough for every numpy integer, signed or unsigned, and for exact binary16 arithmetic.
+__extension__ typedef __int128 Int128;
+__extension__ typedef unsigned __int128 UInt128;
+
+// Error(Usage) for a dtype the printer cannot show, naming -o as the way out.
+[[noreturn]] void unprintable(const DType& dtype);
+
+inline bool swapped(char byte_order) { return byte_order == '>'; }
+
+// The element's `size` bytes in native order.
+void load_native(const std::byte* src, std::size_t size, bool swap, void* dst);
+
+// An integer element of any size and byte order ('b', 'i', 'u', 'm', 'M' kinds).
+Int128 load_integer(const std::byte* p, const DType& dtype);
+std::string integer_text(Int128 value);
+
+// The float formats numpy has; every value of each is exactly a long double (x87 80-bit).
+enum class FloatKind { Half, Single, Double, Extended };
+
+struct Real {
+    long double value = 0;
+    FloatKind kind = FloatKind::Double;
+};
+
+float half_to_float(std::uint16_t h);
+// The nearest binary16 value (ties to even), as numpy's float->half cast rounds.
+float round_to_half(float value);
+// The format of a float (or of a complex part) of `size` bytes; unprintable() otherwise.
+FloatKind float_kind(const DType& dtype, std::size_t size);
+Real load_real(const std::byte* p, FloatKind kind, bool swap, std::size_t size);
+
+// A 'U' element's code points, trailing NULs dropped as numpy's scalars drop them.
+std::u32string load_code_points(const std::byte* p, const DType& dtype);
+
+}  // namespace tslice

@@ -1,0 +1,32 @@
+// The text of each element as numpy's print shows it: one formatter per numpy Format class
+// (numpy/core/arrayprint.py), built from the elements that will be shown (their widths and
+// float format depend on all of them), and the str() of a 0-d array's scalar.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tslice/npy.hpp"
+
+namespace tslice {
+
+using Pointers = std::vector<const std::byte*>;
+
+class Formatter {
+public:
+    virtual ~Formatter() = default;
+    virtual std::string operator()(const std::byte* element) const = 0;
+};
+
+using FormatterPtr = std::unique_ptr<Formatter>;
+
+// numpy's _get_format_function for `data`, the shown elements. `zero_d` says the data is a
+// 0-d array's (only a structured 0-d array's fields are formatted this way).
+FormatterPtr make_formatter(const DType& dtype, const Pointers& data, bool zero_d);
+
+// str() of a 0-d array: the str of its scalar.
+std::string scalar_text(const std::byte* p, const DType& dtype);
+
+}  // namespace tslice

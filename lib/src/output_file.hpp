@@ -1,0 +1,40 @@
+// Where a written result lands: the descriptor a path names ("-", /dev/stdout, /dev/fd/N), a
+// device or pipe written in place, or a temporary file beside the target that commit() renames
+// over it, so that a failure leaves no partial file and never harms an existing one.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace tslice {
+
+class Temporary;
+
+class OutputFile {
+public:
+    // Resolves `path` (through symbolic links, which are written through), refuses what must not
+    // be replaced (a directory, a file the user may not write), and opens the destination. A
+    // replacing temporary gets the replaced file's owner, mode and extended attributes.
+    explicit OutputFile(const std::string& path);
+    OutputFile(const OutputFile&) = delete;
+    OutputFile& operator=(const OutputFile&) = delete;
+    // Unless commit() finished, the temporary is removed and the target left as it was.
+    ~OutputFile();
+
+    int fd() const { return fd_; }
+    // The destination as errors name it: "'out.npy'", "to standard output".
+    const std::string& name() const { return name_; }
+
+    // Everything is written: put it in place. `sync`: fsync the data first and, after the
+    // rename, the directory, so the result is on stable storage when commit() returns.
+    void commit(bool sync);
+
+private:
+    std::string name_;
+    std::string final_path_, directory_;
+    int fd_ = -1;
+    bool owns_fd_ = false;  // a device or pipe opened here
+    std::unique_ptr<Temporary> temporary_;
+};
+
+}  // namespace tslice

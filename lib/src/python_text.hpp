@@ -1,0 +1,37 @@
+// Text as Python writes it: UTF-8 and Latin-1, the repr() of str and bytes, and
+// str.isprintable(). The .npy header is a Python literal and the printer shows strings by
+// Python's repr, so both use these.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tslice {
+
+void append_utf8(std::string& out, char32_t code_point);
+// Decodes one code point at `i` and advances past it. Returns nullopt (leaving `i`) for a
+// malformed, overlong or surrogate sequence, so callers can both validate and decode.
+std::optional<char32_t> next_utf8(std::string_view text, std::size_t& i);
+std::string latin1_to_utf8(std::string_view bytes);
+// The Latin-1 bytes of a UTF-8 string, or nullopt if a character is beyond U+00FF.
+std::optional<std::string> utf8_to_latin1(std::string_view text);
+
+// `value`'s last `digits` hexadecimal digits.
+void append_hex(std::string& out, std::uint32_t value, int digits, bool upper = false);
+
+// Python 3.11's str.isprintable() of one character.
+bool is_printable(char32_t code_point);
+
+// repr() of a Python str: single quotes unless the text has a single quote and no double
+// quote, and Python's escapes.
+std::string str_repr(const std::u32string& text);
+std::string str_repr_utf8(std::string_view utf8);
+// repr() of Python bytes.
+std::string bytes_repr(std::string_view bytes);
+// Raw bytes for an error message: printable ASCII as is, the rest as \xNN.
+std::string escape_bytes(std::string_view bytes);
+
+}  // namespace tslice

@@ -1,0 +1,290 @@
+// The write stage: a result's elements in C order, chunk by chunk, to a file or a stream.
+//
+// A chunk is at most kChunkBytes. It is produced on a thread of its own, at most two ahead of
+// the writer (one being written, one being filled), so copying and writing overlap, and the
+// result is never held whole in memory. A chunk of a contiguous input is written straight from
+// the input's mapping; anything else is copied (over the worker threads, for large results)
+// into the writer's buffer. Input pages the remaining chunks cannot read are released as the
+// copy moves on, so a file larger than memory can be sliced.
+#include "tslice/write.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+#include "dtype.hpp"
+#include "output_file.hpp"
+#include "tslice/container.hpp"
+#include "tslice/copy.hpp"
+#include "tslice/error.hpp"
+#include "tslice/parallel.hpp"
+
+namespace tslice {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
+
+// The writer's unit: large enough that a write() costs little per byte, small enough that two
+// buffers of it are nothing beside the page cache.
+constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
+// Threads start only for results large enough to split (copy_view_parallel's parts).
+constexpr std::int64_t kThreadedBytes = std::int64_t{2} << 20;
+// A chunk that reads far more input than it writes (a large step, a few columns of many) is
+// copied in pieces of about this much input, each released when done, so that a small result
+// of a large file never has the whole file mapped.
+constexpr double kReleaseBytes = 64 << 20;
+
+void write_all(int fd, const char* data, std::size_t size, const std::string& target) {
+    while (size > 0) {
+        const ssize_t wrote = ::write(fd, data, size);
+        if (wrote < 0) {
+            if (errno == EINTR) continue;
+            // A result written straight from the input's mapping: the kernel could not read
+            // the mapped pages, which is the input's fault, not the output's.
+            if (errno == EFAULT)
+                fail("a mapped input could not be read (EFAULT): the file was truncated while tslice read it, "
+                     "or its storage failed");
+            fail("cannot write " + target + ": " + std::strerror(errno));
+        }
+        data += wrote;
+        size -= static_cast<std::size_t>(wrote);
+    }
+}
+
+// Streams the header and the data to `fd`. The first chunk is filled before anything is
+// written, so a fill that fails at once leaves even a stream untouched.
+// Produces chunks on a thread of its own, at most two ahead of the writer (one being
+// written, one being filled), so copying and writing overlap.
+class ChunkPipeline {
+public:
+    ChunkPipeline(const ChunkSource& source, std::int64_t total, std::int64_t chunk_elements, std::size_t itemsize)
+        : source_(source), total_(total), chunk_elements_(chunk_elements) {
+        for (auto& buffer : buffers_) buffer.resize(static_cast<std::size_t>(chunk_elements) * itemsize);
+        // Where no thread can start (a process limit in a container), the writer produces
+        // each chunk itself when it needs it: slower, never a failure.
+        try {
+            const AsyncSignalsBlocked producer_leaves_signals_to_the_writer;
+            producer_ = std::thread([this] { produce(); });
+        } catch (const std::system_error&) {
+        }
+    }
+    ChunkPipeline(const ChunkPipeline&) = delete;
+    ChunkPipeline& operator=(const ChunkPipeline&) = delete;
+    ~ChunkPipeline() {
+        {
+            std::lock_guard lock(mutex_);
+            cancelled_ = true;
+        }
+        changed_.notify_all();
+        if (producer_.joinable()) producer_.join();
+    }
+
+    // The bytes of chunk `index`, once produced; rethrows what the source threw.
+    const std::byte* wait(std::int64_t index) {
+        if (!producer_.joinable()) {
+            const std::int64_t first = index * chunk_elements_;
+            return source_(first, std::min(chunk_elements_, total_ - first), buffers_[index % 2].data());
+        }
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return produced_ > index || error_; });
+        if (produced_ > index) return ready_[index % 2];
+        std::rethrow_exception(error_);
+    }
+
+    // Chunk `index` is written: its buffer may be filled again.
+    void done(std::int64_t index) {
+        {
+            std::lock_guard lock(mutex_);
+            written_ = index + 1;
+        }
+        changed_.notify_all();
+    }
+
+private:
+    void produce() {
+        for (std::int64_t index = 0, first = 0; first < total_; ++index, first += chunk_elements_) {
+            {
+                std::unique_lock lock(mutex_);
+                changed_.wait(lock, [&] { return cancelled_ || written_ + 2 > index; });
+                if (cancelled_) return;
+            }
+            const std::int64_t count = std::min(chunk_elements_, total_ - first);
+            bool failed = false;
+            try {
+                const std::byte* bytes = source_(first, count, buffers_[index % 2].data());
+                std::lock_guard lock(mutex_);
+                ready_[index % 2] = bytes;
+                produced_ = index + 1;
+            } catch (...) {
+                std::lock_guard lock(mutex_);
+                error_ = std::current_exception();
+                failed = true;
+            }
+            changed_.notify_all();
+            if (failed) return;
+        }
+    }
+
+    const ChunkSource& source_;
+    const std::int64_t total_, chunk_elements_;
+    std::vector<std::byte> buffers_[2];
+    const std::byte* ready_[2] = {nullptr, nullptr};
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::int64_t produced_ = 0, written_ = 0;
+    bool cancelled_ = false;
+    std::exception_ptr error_;
+    std::thread producer_;
+};
+
+// The framing's prefix, the data and its suffix, with the CRC-32 the suffix needs computed
+// from the data as it is produced: on the producing thread, in order, so that it overlaps the
+// writing (the prefix's part is known before any chunk is produced).
+void stream_framed(int fd, const std::string& target, const OutputFraming& framing, std::size_t itemsize,
+                   const std::vector<std::int64_t>& shape, const ChunkSource& data_source) {
+    std::uint32_t crc = 0;
+    if (framing.suffix && framing.crc_from < framing.prefix.size())
+        crc = crc32_update(crc, reinterpret_cast<const std::byte*>(framing.prefix.data()) + framing.crc_from,
+                           framing.prefix.size() - framing.crc_from);
+    const ChunkSource crc_source = [&](std::int64_t first, std::int64_t count, std::byte* scratch) {
+        const std::byte* bytes = data_source(first, count, scratch);
+        crc = crc32_update(crc, bytes, static_cast<std::size_t>(count) * itemsize);
+        return bytes;
+    };
+    const ChunkSource& source = framing.suffix ? crc_source : data_source;
+    const auto write_data = [&](const std::byte* bytes, std::size_t size) {
+        write_all(fd, reinterpret_cast<const char*>(bytes), size, target);
+    };
+    const auto write_prefix = [&] { write_all(fd, framing.prefix.data(), framing.prefix.size(), target); };
+    const auto write_suffix = [&] {
+        if (!framing.suffix) return;
+        const std::string suffix = framing.suffix(crc);
+        write_all(fd, suffix.data(), suffix.size(), target);
+    };
+    std::int64_t total = 1;
+    for (auto dim : shape) total *= dim;
+    if (total == 0) {
+        write_prefix();
+        write_suffix();
+        return;
+    }
+    const auto per_chunk = static_cast<std::int64_t>(std::max<std::size_t>(1, kChunkBytes / itemsize));
+    const std::int64_t chunk_elements = std::min(per_chunk, total);
+    if (chunk_elements == total) {
+        // One chunk: nothing to overlap, so no thread to start.
+        std::vector<std::byte> scratch(static_cast<std::size_t>(total) * itemsize);
+        const std::byte* bytes = source(0, total, scratch.data());
+        write_prefix();
+        write_data(bytes, scratch.size());
+        write_suffix();
+        return;
+    }
+    ChunkPipeline pipeline(source, total, chunk_elements, itemsize);
+    for (std::int64_t index = 0, first = 0; first < total; ++index, first += chunk_elements) {
+        const std::int64_t count = std::min(chunk_elements, total - first);
+        const std::byte* bytes = pipeline.wait(index);
+        if (index == 0) write_prefix();
+        write_data(bytes, static_cast<std::size_t>(count) * itemsize);
+        pipeline.done(index);
+    }
+    write_suffix();
+}
+
+}  // namespace
+
+void write_npy(const std::string& path, const DType& dtype, const std::vector<std::int64_t>& shape,
+               const ChunkFiller& fill) {
+    write_npy(path, dtype, shape, ChunkSource([&](std::int64_t first, std::int64_t count, std::byte* scratch) {
+                  fill(scratch, first, count);
+                  return static_cast<const std::byte*>(scratch);
+              }));
+}
+
+void write_npy(const std::string& path, const DType& dtype, const std::vector<std::int64_t>& shape,
+               const ChunkSource& fill) {
+    if (dtype.itemsize == 0) fail("cannot write a dtype with zero-byte elements");
+    checked_element_count(shape, dtype.itemsize, "the output shape");
+    write_array(path, OutputFraming{make_npy_header(dtype, shape), 0, {}}, dtype.itemsize, shape, fill);
+}
+
+void write_array(const std::string& path, const OutputFraming& framing, std::size_t itemsize,
+                 const std::vector<std::int64_t>& shape, const ChunkSource& fill, const WriteOptions& options) {
+    if (itemsize == 0) fail("cannot write a dtype with zero-byte elements");
+    checked_element_count(shape, itemsize, "the output shape");
+    OutputFile output(path);
+    stream_framed(output.fd(), output.name(), framing, itemsize, shape, fill);
+    output.commit(options.sync);
+}
+
+namespace {
+
+// Reverses the bytes of each of `count` elements: a big-endian input written little-endian.
+void swap_elements(std::byte* bytes, std::int64_t count, std::size_t itemsize) {
+    for (std::int64_t i = 0; i < count; ++i, bytes += itemsize) std::reverse(bytes, bytes + itemsize);
+}
+
+}  // namespace
+
+void write_view(const std::string& path, const OutputFraming& framing, const std::byte* data, const View& view,
+                const ReleaseInput& release, const WriteOptions& options) {
+    const auto itemsize = static_cast<std::int64_t>(view.itemsize);
+    const bool releases = release && !view.has_table();
+    const bool contiguous = view.is_c_contiguous();
+    WorkerPool pool(view.element_count() * itemsize >= kThreadedBytes ? options.threads : 1);
+    View::Span unread = view.span_from(0);
+    const double bytes_read_per_element =
+        releases && view.element_count() > 0
+            ? static_cast<double>(unread.end - unread.begin) / static_cast<double>(view.element_count())
+            : 0;
+    // Releases what elements [element, end) cannot read.
+    const auto release_before = [&](std::int64_t element) {
+        if (!releases) return;
+        const View::Span still = view.span_from(element);
+        release(unread.begin, still.begin);
+        release(still.end, unread.end);
+        unread = still;
+    };
+    std::int64_t previous_first = 0;
+
+    write_array(path, framing, view.itemsize, view.shape,
+                ChunkSource([&](std::int64_t first, std::int64_t count, std::byte* scratch) {
+                    const std::byte* bytes = scratch;
+                    if (contiguous) {
+                        bytes = data + view.byte_offset + first * itemsize;
+                        if (options.swap_bytes) {
+                            std::memcpy(scratch, bytes, static_cast<std::size_t>(count * itemsize));
+                            bytes = scratch;
+                        }
+                        // The writer is still writing the previous chunk from the mapping; the
+                        // one before it is written.
+                        release_before(previous_first);
+                        previous_first = first;
+                    } else {
+                        const std::int64_t pieces = std::clamp<std::int64_t>(
+                            static_cast<std::int64_t>(std::ceil(static_cast<double>(count) * bytes_read_per_element /
+                                                                kReleaseBytes)),
+                            1, count);
+                        for (std::int64_t piece = 0; piece < pieces; ++piece) {
+                            const std::int64_t from = count * piece / pieces;
+                            const std::int64_t to = count * (piece + 1) / pieces;
+                            copy_view_parallel(pool, data, view, scratch + from * itemsize, first + from, to - from);
+                            release_before(first + to);
+                        }
+                    }
+                    if (options.swap_bytes) swap_elements(scratch, count, view.itemsize);
+                    if (options.progress) options.progress((first + count) * itemsize);
+                    return bytes;
+                }),
+                options);
+}
+
+}  // namespace tslice

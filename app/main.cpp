@@ -244,6 +244,7 @@ int run(const Options& options) {
         write_stdout(tslice::format_array_list({array}, options.json));
         return 0;
     }
+    tslice::read_indices_files(ops, headers_only);
     const tslice::Pipeline pipeline = tslice::plan_pipeline(array.shape, ops, expr);
     if (options.shape_only || options.explain) {
         if (options.explain) {

@@ -12,6 +12,7 @@
 #include "tslice/error.hpp"
 #include "tslice/expr.hpp"
 #include "tslice/gather.hpp"
+#include "tslice/ops.hpp"
 #include "tslice/npy.hpp"
 #include "tslice/write.hpp"
 #include "tslice/plan.hpp"
@@ -54,9 +55,16 @@ Values iota(std::int64_t count, std::int64_t first = 0) {
     return values;
 }
 
+// The spec with its indices file (if any) read, as the pipeline reads it before planning.
+GatherSpec resolved(const GatherSpec& spec, bool shape_only = false) {
+    std::vector<OpSpec> ops{OpSpec{spec, "ops[0]"}};
+    read_indices_files(ops, shape_only);
+    return std::get<GatherSpec>(ops[0].spec);
+}
+
 std::string gather_error(const GatherSpec& spec, const Shape& data_shape, ErrorKind kind = ErrorKind::Usage) {
     try {
-        plan_gather(spec, data_shape, "ops[0]");
+        plan_gather(resolved(spec), data_shape, "ops[0]");
     } catch (const Error& error) {
         CHECK(error.kind() == kind);
         return error.what();
@@ -248,7 +256,10 @@ TEST_CASE("gather: indices from .npy files of every integer dtype") {
         GatherSpec spec;
         spec.indices_path = path;
         spec.axis = axis;
-        const GatherPlan plan = plan_gather(spec, {3, 4}, "ops[0]");
+        const GatherPlan plan = plan_gather(resolved(spec), {3, 4}, "ops[0]");
+        // A dry run reads only the header, and plans the same shape.
+        CHECK(resolved(spec, true).indices->values.empty());
+        CHECK(plan_gather(resolved(spec, true), {3, 4}, "ops[0]").output_shape() == plan.output_shape());
         return Result{plan.output_shape(), copy_int64(data, apply_gather(plan, View::contiguous({3, 4}, 8)))};
     };
     const Values expected{3, 0, 0, 7, 4, 0, 11, 8, 0};  // indices [-1, 0, 9] along axis 1
@@ -282,6 +293,15 @@ TEST_CASE("gather: indices from .npy files of every integer dtype") {
     const std::string message = gather_error(spec, {3, 4}, ErrorKind::Input);
     CHECK(message.rfind("ops[0].indices: ", 0) == 0);
     CHECK(message.find("tslice_test_gather_does_not_exist.npy") != std::string::npos);
+    // Planning reads no file: a path nobody read is a broken invariant, not the user's error.
+    GatherSpec unread;
+    unread.indices_path = "/tmp/unread.npy";
+    CHECK_THROWS_WITH_AS(plan_gather(unread, {3, 4}, "ops[0]"), doctest::Contains("not read before planning"), Error);
+    try {
+        plan_gather(unread, {3, 4}, "ops[0]");
+    } catch (const Error& error) {
+        CHECK(error.exit_code() == 70);
+    }
     for (const char* name : {"i1", "u1", "i2", "i2be", "u2be", "i4be", "u4", "i8", "u8be", "scalar", "fortran", "f4", "b1"})
         std::remove(("/tmp/tslice_test_gather_" + std::string(name) + ".npy").c_str());
 }

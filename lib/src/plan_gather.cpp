@@ -4,8 +4,8 @@
 // gather_shape_inference.hpp): with b = batch_dims,
 //   output[p_0 .. p_{axis-1}, i_b .. i_{M-1}, p_{axis+1} .. p_{N-1}] =
 //     data[p_0 .. p_{axis-1}, indices[p_0 .. p_{b-1}, i_b .. i_{M-1}], p_{axis+1} .. p_{N-1}]
-// Checks, in this order: axis in [-N, N-1] (normalised with N, the data rank); the indices
-// read; batch_dims in [-M, M] (normalised with M, the indices rank, not min(N, M): S003-3);
+// The indices of a file are read before planning (read_indices_files). Checks, in this order:
+// axis in [-N, N-1] (normalised with N, the data rank); the indices given; batch_dims in [-M, M] (normalised with M, the indices rank, not min(N, M): S003-3);
 // batch_dims <= axis; data.shape[:b] == indices.shape[:b]; the table size, then the result's
 // rank and size (gather.hpp's limits).
 // Example 7: indices [3, 10, -20] on data [1, 2, 3, 4, 5] normalise to 3, out of range, out
@@ -16,7 +16,6 @@
 
 #include "tslice/error.hpp"
 #include "tslice/gather.hpp"
-#include "tslice/npy.hpp"
 
 namespace tslice {
 namespace {
@@ -48,64 +47,6 @@ std::int64_t checked_product(const Shape& shape) {
 }
 
 [[noreturn]] void usage(const std::string& message) { throw Error(ErrorKind::Usage, message); }
-
-// The indices of a .npy file, in C order, as int64. uint64 values beyond INT64_MAX become
-// INT64_MAX: out of range for every axis, as they are.
-IntArray read_indices_file(const std::string& file, const std::string& field) {
-    const std::string name = file == "-" ? "standard input" : "'" + file + "'";
-    auto opened = [&]() {
-        try {
-            return NpyArray::open(file);
-        } catch (const Error& error) {
-            const std::string message = error.what();
-            throw Error(error.kind(), field + ": " +
-                                          (message.find(name) != std::string::npos ? message : name + ": " + message));
-        }
-    }();
-    const NpyHeader& header = opened.header();
-    const DType& dtype = header.dtype;
-    const bool integer = !dtype.structured && (dtype.kind == 'i' || dtype.kind == 'u') &&
-                         (dtype.itemsize == 1 || dtype.itemsize == 2 || dtype.itemsize == 4 || dtype.itemsize == 8);
-    if (!integer)
-        usage(field + ": the indices file " + name + " has dtype " + (dtype.structured ? dtype.descr : "'" + dtype.type_string + "'") +
-              "; gather indices must be integers (int8 to int64 or uint8 to uint64)");
-    IntArray indices;
-    indices.shape = header.shape;
-    const std::int64_t count = header.element_count();
-    if (count > kMaxGatherTable)
-        usage(field + ": the indices file " + name + " holds " + std::to_string(count) +
-              " indices, more than a gather may use (" + std::to_string(kMaxGatherTable) + ")");
-    indices.values.reserve(static_cast<std::size_t>(count));
-    // Bytes are put in little-endian order, then assembled arithmetically.
-    const bool big_endian = dtype.byte_order == '>' || (dtype.byte_order == '=' && std::endian::native == std::endian::big);
-    const View layout = opened.view();
-    const std::size_t rank = layout.rank();
-    Shape index(rank, 0);
-    for (std::int64_t n = 0; n < count; ++n) {
-        std::int64_t offset = 0;
-        for (std::size_t k = 0; k < rank; ++k) offset += index[k] * layout.byte_strides[k];
-        unsigned char bytes[8];
-        std::memcpy(bytes, opened.data() + offset, dtype.itemsize);
-        if (big_endian) std::reverse(bytes, bytes + dtype.itemsize);
-        std::uint64_t raw = 0;  // then sign extension
-        for (std::size_t b = dtype.itemsize; b-- > 0;) raw = (raw << 8) | bytes[b];
-        std::int64_t value;
-        const unsigned bits = static_cast<unsigned>(dtype.itemsize * 8);
-        if (dtype.kind == 'i') {
-            const std::uint64_t sign = std::uint64_t{1} << (bits - 1);
-            value = bits == 64 ? static_cast<std::int64_t>(raw)
-                               : static_cast<std::int64_t>((raw ^ sign)) - static_cast<std::int64_t>(sign);
-        } else {
-            value = raw > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(raw);
-        }
-        indices.values.push_back(value);
-        for (std::size_t k = rank; k-- > 0;) {
-            if (++index[k] < header.shape[k]) break;
-            index[k] = 0;
-        }
-    }
-    return indices;
-}
 
 }  // namespace
 
@@ -151,15 +92,13 @@ GatherPlan plan_gather(const GatherSpec& spec, const std::vector<std::int64_t>& 
     if (axis < 0) axis += data_rank;
 
     // The indices.
-    IntArray indices;
     const std::string indices_field = path + ".indices";
-    if (spec.indices_path) {
-        indices = read_indices_file(*spec.indices_path, indices_field);
-    } else if (spec.indices) {
-        indices = *spec.indices;
-    } else {
+    if (!spec.indices) {
+        if (spec.indices_path)
+            throw Error(ErrorKind::Internal, indices_field + ": the indices file was not read before planning");
         usage(indices_field + ": missing; give a (nested) integer list, an integer or the path of an integer .npy file");
     }
+    IntArray indices = *spec.indices;
     const auto indices_rank = static_cast<std::int64_t>(indices.shape.size());
 
     // batch_dims, against the indices rank (OpenVINO's shape inference; S003-3).
@@ -190,7 +129,7 @@ GatherPlan plan_gather(const GatherSpec& spec, const std::vector<std::int64_t>& 
     if (table_entries < 0 || table_entries > kMaxGatherTable)
         usage(indices_field + ": indices of shape " + format_shape(indices.shape) + " are more than a gather may use (" +
               std::to_string(kMaxGatherTable) + " indices)");
-    if (static_cast<std::int64_t>(indices.values.size()) != table_entries)
+    if (!spec.indices_shape_only && static_cast<std::int64_t>(indices.values.size()) != table_entries)
         usage(indices_field + ": " + std::to_string(indices.values.size()) + " values for indices of shape " +
               format_shape(indices.shape));
 
@@ -225,18 +164,24 @@ GatherPlan plan_gather(const GatherSpec& spec, const std::vector<std::int64_t>& 
                                    : std::to_string(output_elements) + " elements") +
               ", more than a gather may produce (" + std::to_string(kMaxGatherOutput) + ")");
 
-    auto values = std::make_shared<std::vector<std::int64_t>>(std::move(indices.values));
-    for (auto& value : *values) value = normalise_gather_index(value, dim);
+    std::shared_ptr<std::vector<std::int64_t>> values;  // none for a dry run's plan
+    if (!spec.indices_shape_only) {
+        values = std::make_shared<std::vector<std::int64_t>>(std::move(indices.values));
+        for (auto& value : *values) value = normalise_gather_index(value, dim);
+    }
     plan.indices.push_back(IndexArray{gather_axis, indices.shape, std::move(values)});
     return plan;
 }
 
 View apply_gather(const GatherPlan& plan, const View& input) {
     if (input.shape != plan.input_shape)
-        throw Error(ErrorKind::Usage, "internal: gather plan for shape " + format_shape(plan.input_shape) +
+        throw Error(ErrorKind::Internal, "internal: gather plan for shape " + format_shape(plan.input_shape) +
                                           " applied to shape " + format_shape(input.shape));
     if (input.has_table())
-        throw Error(ErrorKind::Usage, "internal: apply_gather needs an affine view; copy the gathered view first");
+        throw Error(ErrorKind::Internal, "internal: apply_gather needs an affine view; copy the gathered view first");
+    for (const IndexArray& array : plan.indices)
+        if (!array.values)
+            throw Error(ErrorKind::Internal, "internal: a gather planned from the indices' shape alone cannot be applied");
 
     View view;
     view.itemsize = input.itemsize;

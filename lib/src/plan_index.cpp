@@ -65,10 +65,11 @@ namespace detail {
 SlicePlan plan_basic_index(const IndexExpr& expr, const std::vector<std::int64_t>& input_shape,
                            std::int64_t rank_adjustment) {
     if (has_advanced(expr))
-        throw Error(ErrorKind::Usage, "internal: plan_index was given an integer-list (advanced) expression; "
+        throw Error(ErrorKind::Internal, "internal: plan_index was given an integer-list (advanced) expression; "
                                       "plan it with plan_advanced_index");
-    auto fail = [&](const std::string& message, const ExprItem& item) -> void {
-        throw ExprError(message, expr.text, item.column);
+    auto fail = [&](const std::string& message, const ExprItem& item,
+                    ExprProblem problem = ExprProblem::Syntax) -> void {
+        throw ExprError(message, expr.text, item.column, problem);
     };
 
     // Pass 1: walk.
@@ -102,7 +103,7 @@ SlicePlan plan_basic_index(const IndexExpr& expr, const std::vector<std::int64_t
         }
         fail("too many indices for array: array is " + std::to_string(rank) +
                  "-dimensional, but " + std::to_string(consumed) + " were indexed",
-             *culprit);
+             *culprit, ExprProblem::TooManyIndices);
     }
 
     // Then the result's rank, as numpy checks it here (prepare_index): every None, slice and
@@ -130,7 +131,7 @@ SlicePlan plan_basic_index(const IndexExpr& expr, const std::vector<std::int64_t
             }
             throw ExprError("number of dimensions must be within [0, " + std::to_string(kMaxRank) +
                                 "], indexing result would have " + std::to_string(result_rank),
-                            expr.text, culprit ? culprit->column : 0);
+                            expr.text, culprit ? culprit->column : 0, ExprProblem::TooManyDimensions, result_rank);
         }
     }
 
@@ -154,13 +155,14 @@ SlicePlan plan_basic_index(const IndexExpr& expr, const std::vector<std::int64_t
             if (index < 0 || index >= dim)
                 fail("index " + std::to_string(integer->value) + " is out of bounds for axis " +
                          std::to_string(axis) + " with size " + std::to_string(dim),
-                     item);
+                     item, ExprProblem::OutOfBounds);
             plan.shrunk.push_back(ShrunkAxis{axis, index});
             ++axis;
         } else {
             const auto& slice = std::get<SliceItem>(item.item);
             if (slice.step == 0)
-                throw ExprError("slice step cannot be zero", expr.text, item.step_column.value_or(item.column));
+                throw ExprError("slice step cannot be zero", expr.text, item.step_column.value_or(item.column),
+                                ExprProblem::ZeroStep);
             plan.axes.push_back(resolve_slice(slice, axis, input_shape[axis]));
             ++axis;
         }
@@ -173,7 +175,7 @@ SlicePlan plan_basic_index(const IndexExpr& expr, const std::vector<std::int64_t
 
 View apply_plan(const SlicePlan& plan, const View& input) {
     if (input.shape != plan.input_shape)
-        throw Error(ErrorKind::Usage, "internal: plan for shape " + format_shape(plan.input_shape) +
+        throw Error(ErrorKind::Internal, "internal: plan for shape " + format_shape(plan.input_shape) +
                                           " applied to shape " + format_shape(input.shape));
     // A table view (after a gather) is sliced exactly like its byte strides: the table offset
     // and table strides move in step with the byte offset and byte strides.

@@ -82,7 +82,6 @@ SlicePlan plan_strided_slice(const StridedSliceSpec& spec, const std::vector<std
                              const std::string& path) {
     check_lengths(spec, path);
     const std::size_t n = spec.begin.size();
-    const std::size_t rank = input_shape.size();
 
     // 1. At most one ellipsis (TensorFlow: "Multiple ellipses in slice spec not allowed").
     std::size_t ellipsis = n;
@@ -94,63 +93,23 @@ SlicePlan plan_strided_slice(const StridedSliceSpec& spec, const std::vector<std
         ellipsis = i;
     }
 
-    // 2. Entries that take an input axis (slices and shrinks) must fit the input's rank;
-    // new axes and the ellipsis take none (errata S001-1: the entries may outnumber the
-    // input's dimensions).
-    auto takes_axis = [&](std::size_t i) {
-        const EntryKind kind = entry_kind(spec, i);
-        return kind == EntryKind::Slice || kind == EntryKind::Shrink;
-    };
-    std::size_t consumed = 0;
-    for (std::size_t i = 0; i < n; ++i) consumed += takes_axis(i);
-    if (consumed > rank) {
-        std::size_t surplus = 0, seen = 0;  // the first entry past the last axis
-        for (std::size_t i = 0; i < n; ++i)
-            if (takes_axis(i) && ++seen == rank + 1) surplus = i;
-        fail(entry(path, "begin", surplus) + ": too many indices for array: array is " + std::to_string(rank) +
-             "-dimensional, but " + std::to_string(consumed) +
-             " were indexed (every entry that is not a new axis or the ellipsis takes an axis)");
-    }
-
-    // The result's rank, as numpy checks it for the equivalent index: new axes and slices
-    // are axes of the result, and so are the input axes no entry takes.
-    std::size_t result_rank = rank - consumed;
-    for (std::size_t i = 0; i < n; ++i) {
-        const EntryKind kind = entry_kind(spec, i);
-        result_rank += kind == EntryKind::NewAxis || kind == EntryKind::Slice;
-    }
-    if (result_rank > kMaxRank)
-        fail(path + ".new_axis_mask: the result would have " + std::to_string(result_rank) +
-             " dimensions; numpy arrays have at most " + std::to_string(kMaxRank) +
-             " (number of dimensions must be within [0, " + std::to_string(kMaxRank) + "])");
-
-    // 3. The numpy index, entry by entry; `column` is the entry's number.
+    // 2. The numpy index, entry by entry; `column` is the entry's number.
     IndexExpr expr;
-    std::size_t axis = 0;  // the input axis the entry takes
     for (std::size_t i = 0; i < n; ++i) {
         ExprItem item;
         item.column = i;
         switch (entry_kind(spec, i)) {
             case EntryKind::Ellipsis:
                 item.item = EllipsisItem{};
-                axis += rank - consumed;
                 break;
             case EntryKind::NewAxis:
                 item.item = NewAxisItem{};
                 break;
             case EntryKind::Shrink: {
-                const std::int64_t dim = input_shape[axis];
-                const std::int64_t index = spec.begin[i];
-                // Compared without adding: begin may be INT64_MIN.
-                if (index >= dim || (index < 0 && index < -dim))
-                    fail(entry(path, "begin", i) + ": index " + std::to_string(index) + " is out of bounds for axis " +
-                         std::to_string(axis) + " with size " + std::to_string(dim));
-                item.item = IntItem{index, false};
-                ++axis;
+                item.item = IntItem{spec.begin[i], false};
                 break;
             }
             case EntryKind::Slice: {
-                if (spec.strides[i] == 0) fail(entry(path, "strides", i) + ": stride 0 is not allowed");
                 SliceItem slice;
                 if (!spec.begin_mask[i]) slice.start = spec.begin[i];
                 if (!spec.end_mask[i]) slice.stop = spec.end[i];
@@ -158,18 +117,30 @@ SlicePlan plan_strided_slice(const StridedSliceSpec& spec, const std::vector<std
                 // numpy; the planner counts on it (it negates the step).
                 slice.step = std::max(spec.strides[i], -std::numeric_limits<std::int64_t>::max());
                 item.item = slice;
-                ++axis;
                 break;
             }
         }
         expr.items.push_back(item);
     }
 
+    // 3. numpy's checks, in numpy's order, each said of the spec's field.
     try {
         return plan_index(expr, input_shape);
     } catch (const ExprError& error) {
-        // Not reached: every error plan_index knows was reported above, with its path.
-        fail(path + ".begin[" + std::to_string(error.column()) + "]: " + error.what());
+        const std::size_t i = error.column();
+        switch (error.problem()) {
+            case ExprProblem::TooManyIndices:
+                fail(entry(path, "begin", i) + ": " + error.what() +
+                     " (every entry that is not a new axis or the ellipsis takes an axis)");
+            case ExprProblem::TooManyDimensions:
+                fail(path + ".new_axis_mask: the result would have " + std::to_string(error.detail()) +
+                     " dimensions; numpy arrays have at most " + std::to_string(kMaxRank) +
+                     " (number of dimensions must be within [0, " + std::to_string(kMaxRank) + "])");
+            case ExprProblem::ZeroStep: fail(entry(path, "strides", i) + ": stride 0 is not allowed");
+            case ExprProblem::OutOfBounds: fail(entry(path, "begin", i) + ": " + error.what());
+            case ExprProblem::Syntax: break;
+        }
+        throw Error(ErrorKind::Internal, "internal: " + entry(path, "begin", i) + ": " + error.what());
     }
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -10,32 +11,59 @@ namespace tslice {
 enum class ErrorKind {
     Usage,  // the command line, an expression or an op spec is invalid: exit 2
     Input,  // a file could not be read or written, or is not a valid .npy: exit 1
+    // A broken invariant of tslice itself (a bug, whatever the input): exit 70, EX_SOFTWARE of
+    // sysexits.h, so that it is told apart from the user's errors.
+    Internal,
 };
 
 class Error : public std::runtime_error {
 public:
     Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
     ErrorKind kind() const noexcept { return kind_; }
-    int exit_code() const noexcept { return kind_ == ErrorKind::Usage ? 2 : 1; }
+    int exit_code() const noexcept {
+        switch (kind_) {
+            case ErrorKind::Usage: return 2;
+            case ErrorKind::Input: return 1;
+            case ErrorKind::Internal: return 70;
+        }
+        return 70;
+    }
 
 private:
     ErrorKind kind_;
 };
 
+// What an ExprError is about, for a front end that says it in its own terms (the JSON ops
+// name the field of a spec entry instead of showing a caret).
+enum class ExprProblem {
+    Syntax,             // anything else
+    TooManyIndices,     // more items take an axis than the array has; column: the first one past
+    OutOfBounds,        // an integer index outside its axis
+    ZeroStep,           // a slice step of 0
+    TooManyDimensions,  // the result would pass numpy's rank limit; detail: that rank
+};
+
 // An error located in an index expression: the message plus the expression with a caret
-// under `column` (0-based byte offset into `expression`).
+// under `column` (0-based byte offset into `expression`; for an expression built from a spec,
+// the entry's number).
 class ExprError : public Error {
 public:
-    ExprError(const std::string& message, std::string expression, std::size_t column)
-        : Error(ErrorKind::Usage, message), expression_(std::move(expression)), column_(column) {}
+    ExprError(const std::string& message, std::string expression, std::size_t column,
+              ExprProblem problem = ExprProblem::Syntax, std::int64_t detail = 0)
+        : Error(ErrorKind::Usage, message), expression_(std::move(expression)), column_(column), problem_(problem),
+          detail_(detail) {}
     const std::string& expression() const noexcept { return expression_; }
     std::size_t column() const noexcept { return column_; }
+    ExprProblem problem() const noexcept { return problem_; }
+    std::int64_t detail() const noexcept { return detail_; }
     // "message (column N)\n  EXPR\n  ^" ready for a terminal.
     std::string describe() const;
 
 private:
     std::string expression_;
     std::size_t column_;
+    ExprProblem problem_;
+    std::int64_t detail_;
 };
 
 }  // namespace tslice

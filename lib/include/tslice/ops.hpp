@@ -44,11 +44,13 @@ struct IntArray {
     bool operator==(const IntArray&) const = default;
 };
 
-// OpenVINO Gather-8. `indices` inline, or `indices_path` naming an integer .npy file (read
-// when the op is planned).
+// OpenVINO Gather-8. `indices` inline, or `indices_path` naming an integer .npy file, which
+// read_indices_files() reads into `indices` before the op is planned.
 struct GatherSpec {
     std::optional<IntArray> indices;
     std::optional<std::string> indices_path;
+    // `indices` has the file's shape but not its values (a dry run): enough to plan, not to copy.
+    bool indices_shape_only = false;
     std::int64_t axis = 0;
     std::int64_t batch_dims = 0;
     bool operator==(const GatherSpec&) const = default;
@@ -70,5 +72,12 @@ struct OpSpec {
 // Error(Input) when @FILE cannot be read.
 std::vector<OpSpec> parse_op_argument(std::string_view argument);
 std::vector<OpSpec> parse_ops_json(std::string_view json_text);
+
+// Reads the integer .npy files that gathers name (indices_path) into their `indices`, in C
+// order as int64 (uint64 values past INT64_MAX become INT64_MAX: out of range, as they are),
+// so that planning reads no file. `shape_only` (--shape, --explain): only the headers are read.
+// Error(Usage) for a file of another dtype or with more indices than a gather may use,
+// Error(Input) for one that cannot be read; both start with the field ("ops[0].indices: ").
+void read_indices_files(std::vector<OpSpec>& ops, bool shape_only = false);
 
 }  // namespace tslice

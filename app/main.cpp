@@ -149,21 +149,13 @@ void write_stdout(const std::string& text) {
                             std::string("cannot write to standard output: ") + std::strerror(errno));
 }
 
-// File errors name the file; the library's messages say what is wrong with it.
-[[noreturn]] void rethrow_for_file(const tslice::Error& error, const std::string& path) {
-    const std::string name = path == "-" ? "standard input" : "'" + path + "'";
-    const std::string message = error.what();
-    if (message.find(name) != std::string::npos) throw;
-    throw tslice::Error(error.kind(), name + ": " + message);
-}
-
 // Opens the input, naming it in any error.
 template <typename Open>
 auto open_input(const std::string& path, Open open) {
     try {
         return open(path);
     } catch (const tslice::Error& error) {
-        rethrow_for_file(error, path);
+        throw tslice::error_about_file(error, path);
     }
 }
 

@@ -2,6 +2,16 @@
 
 namespace tslice {
 
+std::string file_display_name(const std::string& path) {
+    return path == "-" ? std::string("standard input") : "'" + path + "'";
+}
+
+Error error_about_file(const Error& error, const std::string& path, const std::string& field) {
+    const std::string name = file_display_name(path);
+    const std::string message = error.file() == name ? error.what() : name + ": " + error.what();
+    return Error(error.kind(), field.empty() ? message : field + ": " + message, name);
+}
+
 std::string ExprError::describe() const {
     // Columns are counted in characters as a terminal shows them: UTF-8 continuation bytes
     // before the column take no cell.

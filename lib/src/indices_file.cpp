@@ -16,20 +16,15 @@ namespace {
 // The file's errors name it; `field` says which op asked for it.
 template <typename Read>
 auto read_naming(const std::string& file, const std::string& field, Read read) {
-    const std::string name = file == "-" ? "standard input" : "'" + file + "'";
     try {
         return read(file);
     } catch (const Error& error) {
-        const std::string message = error.what();
-        throw Error(error.kind(),
-                    field + ": " + (message.rfind(name, 0) == 0 || message.find(" " + name) != std::string::npos
-                                        ? message
-                                        : name + ": " + message));
+        throw error_about_file(error, file, field);
     }
 }
 
 void check_indices_header(const NpyHeader& header, const std::string& file, const std::string& field) {
-    const std::string name = file == "-" ? "standard input" : "'" + file + "'";
+    const std::string name = file_display_name(file);
     const DType& dtype = header.dtype;
     const bool integer = !dtype.structured && (dtype.kind == 'i' || dtype.kind == 'u') &&
                          (dtype.itemsize == 1 || dtype.itemsize == 2 || dtype.itemsize == 4 || dtype.itemsize == 8);

@@ -33,7 +33,10 @@ namespace tslice {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
+// Every error here is about one file, and names it (`file`, as Error::file says).
+[[noreturn]] void fail(const std::string& message, const std::string& file) {
+    throw Error(ErrorKind::Input, message, file);
+}
 
 }  // namespace
 
@@ -64,7 +67,7 @@ std::size_t read_some(int fd, std::string& out, std::size_t count, const std::st
         if (got < 0) {
             out.resize(old);
             if (errno == EINTR) continue;
-            fail("cannot read " + name + ": " + errno_text(errno));
+            fail("cannot read " + name + ": " + errno_text(errno), name);
         }
         out.resize(old + static_cast<std::size_t>(got));
         if (got == 0) break;
@@ -94,19 +97,13 @@ std::string read_npy_stream(int fd, const std::string& name) {
     return out;
 }
 
-// Every error about an input file starts with its name, in the form the command line uses
-// ("'x.npy': ...", "standard input: ..."), so a caller can tell the name is already there.
-std::string quoted_name(const std::string& path) {
-    return path == "-" ? std::string("standard input") : "'" + path + "'";
-}
-
 // `name` (empty for bytes with no name) prefixes the message.
 void check_data_fits(const NpyHeader& header, std::size_t have, const std::string& name) {
     const std::size_t need = header.data_bytes();
     if (have >= need) return;
     fail((name.empty() ? std::string() : name + ": ") + "the file is too short for its header: shape " +
          format_shape(header.shape) + " of " + header.dtype.descr + " needs " + std::to_string(need) +
-         " data bytes, the file has " + std::to_string(have));
+         " data bytes, the file has " + std::to_string(have), name);
 }
 
 // Opens `path` for reading (fd 0 for "-"); refuses directories.
@@ -114,11 +111,11 @@ int open_input(const std::string& path, struct stat& info, FdCloser& closer) {
     int fd = 0;
     if (path != "-") {
         fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) fail("cannot open '" + path + "': " + errno_text(errno));
+        if (fd < 0) fail("cannot open '" + path + "': " + errno_text(errno), file_display_name(path));
         closer.fd = fd;
     }
-    if (::fstat(fd, &info) != 0) fail("cannot read " + quoted_name(path) + ": " + errno_text(errno));
-    if (S_ISDIR(info.st_mode)) fail("'" + path + "' is a directory, not a .npy file");
+    if (::fstat(fd, &info) != 0) fail("cannot read " + file_display_name(path) + ": " + errno_text(errno), file_display_name(path));
+    if (S_ISDIR(info.st_mode)) fail("'" + path + "' is a directory, not a .npy file", file_display_name(path));
     return fd;
 }
 
@@ -128,7 +125,7 @@ NpyArray NpyArray::open(const std::string& path) {
     struct stat info {};
     FdCloser closer;
     const int fd = open_input(path, info, closer);
-    const std::string name = quoted_name(path);
+    const std::string name = file_display_name(path);
 
     NpyArray array;
     std::size_t skip = 0;  // where the .npy starts in the mapping (standard input may be partly read)
@@ -141,18 +138,20 @@ NpyArray NpyArray::open(const std::string& path) {
         const auto size = static_cast<std::size_t>(info.st_size);
         if (size <= static_cast<std::size_t>(position))
             fail(name + ": not a .npy file: " +
-                 (fd == 0 ? std::string("standard input is empty") : std::string("the file is empty")));
+                 (fd == 0 ? std::string("standard input is empty") : std::string("the file is empty")),
+                 name);
         void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED) fail("cannot map " + quoted_name(path) + ": " + errno_text(errno));
+        if (map == MAP_FAILED) fail("cannot map " + file_display_name(path) + ": " + errno_text(errno), file_display_name(path));
         array.map_ = map;
         array.map_size_ = size;
         skip = static_cast<std::size_t>(position);
     } else {
         // A pipe, a terminal, a character device: no mapping possible, so read it.
-        array.owned_ = read_npy_stream(fd, quoted_name(path));
+        array.owned_ = read_npy_stream(fd, file_display_name(path));
         if (array.owned_.empty())
             fail(name + ": not a .npy file: " +
-                 (fd == 0 ? std::string("standard input is empty") : std::string("the file is empty")));
+                 (fd == 0 ? std::string("standard input is empty") : std::string("the file is empty")),
+                 name);
     }
 
     const std::byte* base = array.map_ ? static_cast<const std::byte*>(array.map_) + skip
@@ -161,7 +160,7 @@ NpyArray NpyArray::open(const std::string& path) {
     try {
         array.header_ = parse_npy_header(base, size);
     } catch (const Error& e) {
-        fail(name + ": " + e.what());
+        fail(name + ": " + e.what(), name);
     }
     check_data_fits(array.header_, size - array.header_.data_offset, name);
     array.data_ = base + array.header_.data_offset;
@@ -172,7 +171,7 @@ NpyHeader NpyArray::read_header(const std::string& path) {
     struct stat info {};
     FdCloser closer;
     const int fd = open_input(path, info, closer);
-    const std::string name = quoted_name(path);
+    const std::string name = file_display_name(path);
     const bool seekable = S_ISREG(info.st_mode) && fd != 0;
 
     std::string bytes;
@@ -184,7 +183,7 @@ NpyHeader NpyArray::read_header(const std::string& path) {
         while (bytes.size() < total) {
             const std::size_t old = bytes.size();
             if (!seekable) {
-                if (read_some(fd, bytes, total - old, quoted_name(path)) == 0) return;
+                if (read_some(fd, bytes, total - old, file_display_name(path)) == 0) return;
                 continue;
             }
             bytes.resize(total);
@@ -192,7 +191,7 @@ NpyHeader NpyArray::read_header(const std::string& path) {
             if (got < 0) {
                 bytes.resize(old);
                 if (errno == EINTR) continue;
-                fail("cannot read " + quoted_name(path) + ": " + errno_text(errno));
+                fail("cannot read " + file_display_name(path) + ": " + errno_text(errno), file_display_name(path));
             }
             bytes.resize(old + static_cast<std::size_t>(got));
             if (got == 0) return;
@@ -202,14 +201,15 @@ NpyHeader NpyArray::read_header(const std::string& path) {
     fill_to(kNpyPreludeBytes);
     if (bytes.empty())
         fail(name + ": not a .npy file: " +
-             (path == "-" ? std::string("standard input is empty") : std::string("the file is empty")));
+             (path == "-" ? std::string("standard input is empty") : std::string("the file is empty")),
+             name);
     if (const auto extent = npy_header_extent(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()))
         fill_to(*extent);
     NpyHeader header;
     try {
         header = parse_npy_header(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
     } catch (const Error& e) {
-        fail(name + ": " + e.what());
+        fail(name + ": " + e.what(), name);
     }
     // A file's size is known without reading its data, so a header that promises more than
     // the file holds is refused here too; a stream cannot be checked without reading it.

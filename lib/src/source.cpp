@@ -22,21 +22,23 @@ namespace tslice {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
+[[noreturn]] void fail(const std::string& message, const std::string& file = {}) {
+    throw Error(ErrorKind::Input, message, file);
+}
 
 constexpr std::size_t kStep = std::size_t{1} << 20;
 // A stream's first bytes say what it is: the .npy magic and header length, a zip signature, or
 // a safetensors header length and its '{'.
 constexpr std::size_t kSniffBytes = 12;
 
-std::string quoted_name(const std::string& path) { return path == "-" ? "standard input" : "'" + path + "'"; }
+
 
 std::string temporary_directory() {
     const char* dir = std::getenv("TMPDIR");
     return dir && *dir ? dir : "/tmp";
 }
 
-int open_temporary(const std::string& what) {
+int open_temporary(const std::string& what, const std::string& file) {
     const std::string dir = temporary_directory();
 #ifdef O_TMPFILE
     const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -46,7 +48,8 @@ int open_temporary(const std::string& what) {
     const int fallback = ::mkstemp(path.data());
     if (fallback < 0)
         fail("cannot create a temporary file in " + dir + " to hold " + what + ": " + std::strerror(errno) +
-             " (TMPDIR chooses the directory)");
+                 " (TMPDIR chooses the directory)",
+             file);
     ::unlink(path.c_str());
     ::fcntl(fallback, F_SETFD, FD_CLOEXEC);
     return fallback;
@@ -59,7 +62,7 @@ std::size_t read_full(int fd, std::byte* out, std::size_t want, const std::strin
         const ssize_t n = ::read(fd, out + got, want - got);
         if (n < 0) {
             if (errno == EINTR) continue;
-            fail("cannot read " + what + ": " + std::strerror(errno));
+            fail("cannot read " + what + ": " + std::strerror(errno), what);
         }
         if (n == 0) break;
         got += static_cast<std::size_t>(n);
@@ -167,7 +170,8 @@ void Mapping::release(const std::byte* begin, const std::byte* end) const {
 
 // -------------------------------------------------------------------------------------------------
 
-Spool::Spool(std::string what) : what_(std::move(what)), fd_(open_temporary(what_)) {}
+Spool::Spool(std::string what, std::string file)
+    : what_(std::move(what)), file_(std::move(file)), fd_(open_temporary(what_, file_)) {}
 
 Spool::~Spool() {
     if (fd_ >= 0) ::close(fd_);
@@ -179,7 +183,8 @@ void Spool::append(const std::byte* bytes, std::size_t size) {
         if (wrote < 0) {
             if (errno == EINTR) continue;
             fail("cannot hold " + what_ + " in a temporary file in " + temporary_directory() + ": " +
-                 std::strerror(errno) + " (TMPDIR chooses the directory)");
+                     std::strerror(errno) + " (TMPDIR chooses the directory)",
+                 file_);
         }
         bytes += wrote;
         size -= static_cast<std::size_t>(wrote);
@@ -203,18 +208,18 @@ std::uint64_t Spool::append_from(int fd, std::uint64_t limit) {
 Mapping Spool::map() {
     if (size_ == 0) return {};
     void* map = ::mmap(nullptr, static_cast<std::size_t>(size_), PROT_READ, MAP_PRIVATE, fd_, 0);
-    if (map == MAP_FAILED) fail("cannot map the temporary file holding " + what_ + ": " + std::strerror(errno));
+    if (map == MAP_FAILED) fail("cannot map the temporary file holding " + what_ + ": " + std::strerror(errno), file_);
     return Mapping(map, static_cast<std::size_t>(size_));
 }
 
 // -------------------------------------------------------------------------------------------------
 
 InputBytes InputBytes::open(const std::string& path, bool headers_only) {
-    const std::string name = quoted_name(path);
+    const std::string name = file_display_name(path);
     int fd = 0;
     if (path != "-") {
         fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) fail("cannot open " + name + ": " + std::strerror(errno));
+        if (fd < 0) fail("cannot open " + name + ": " + std::strerror(errno), name);
     }
     struct Closer {
         int fd;
@@ -223,8 +228,8 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
         }
     } closer{fd};
     struct stat info {};
-    if (::fstat(fd, &info) != 0) fail("cannot read " + name + ": " + std::strerror(errno));
-    if (S_ISDIR(info.st_mode)) fail(name + " is a directory, not a file");
+    if (::fstat(fd, &info) != 0) fail("cannot read " + name + ": " + std::strerror(errno), name);
+    if (S_ISDIR(info.st_mode)) fail(name + " is a directory, not a file", name);
 
     InputBytes input;
     if (S_ISREG(info.st_mode)) {
@@ -237,21 +242,21 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
                 input.mapping_ = Mapping(map, size);
                 input.skip_ = static_cast<std::size_t>(position);
             } else if (errno == ENOMEM) {
-                fail("cannot map " + name + ": " + std::strerror(errno));
+                fail("cannot map " + name + ": " + std::strerror(errno), name);
             } else {
                 // Some file systems (sysfs, some FUSE and network ones) cannot map files:
                 // such a file is read like a stream, through the spool, in bounded memory.
-                Spool spool(name);
+                Spool spool(name, name);
                 input.complete_ = spool_stream(spool, fd, name, headers_only);
                 input.mapping_ = spool.map();
             }
         }
     } else {
-        Spool spool(name);
+        Spool spool(name, name);
         input.complete_ = spool_stream(spool, fd, name, headers_only);
         input.mapping_ = spool.map();
     }
-    if (input.size() == 0) fail(name + ": " + (path == "-" ? "standard input is empty" : "the file is empty"));
+    if (input.size() == 0) fail(name + ": " + (path == "-" ? "standard input is empty" : "the file is empty"), name);
     return input;
 }
 

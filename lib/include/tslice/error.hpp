@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace tslice {
 
@@ -18,8 +19,13 @@ enum class ErrorKind {
 
 class Error : public std::runtime_error {
 public:
-    Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+    // `file`: the file the message is about and already names, as errors name files
+    // ("'x.npy'", "standard input"); empty when the message names none, so that a front end
+    // knows to say which file it was.
+    Error(ErrorKind kind, const std::string& message, std::string file = {})
+        : std::runtime_error(message), kind_(kind), file_(std::move(file)) {}
     ErrorKind kind() const noexcept { return kind_; }
+    const std::string& file() const noexcept { return file_; }
     int exit_code() const noexcept {
         switch (kind_) {
             case ErrorKind::Usage: return 2;
@@ -31,7 +37,15 @@ public:
 
 private:
     ErrorKind kind_;
+    std::string file_;
 };
+
+// How errors name a file: "'x.npy'", or "standard input" for "-".
+std::string file_display_name(const std::string& path);
+
+// `error` said of the file at `path`: its message starts with the file's name unless it names
+// it already. `field` (a JSON path such as "ops[0].indices") goes before all of it.
+Error error_about_file(const Error& error, const std::string& path, const std::string& field = {});
 
 // What an ExprError is about, for a front end that says it in its own terms (the JSON ops
 // name the field of a spec entry instead of showing a caret).

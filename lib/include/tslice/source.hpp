@@ -43,8 +43,9 @@ private:
 // and unlink at once, so nothing is left behind even by SIGKILL), written in order, then mapped.
 class Spool {
 public:
-    // `what` names the data in errors ("standard input", "member 'x.npy'").
-    explicit Spool(std::string what);
+    // `what` names the data in errors ("standard input", "member 'x.npy'"); `file` is the
+    // input file's name when `what` is that name (see Error::file).
+    explicit Spool(std::string what, std::string file = {});
     Spool(const Spool&) = delete;
     Spool& operator=(const Spool&) = delete;
     ~Spool();
@@ -58,6 +59,7 @@ public:
 
 private:
     std::string what_;
+    std::string file_;
     int fd_ = -1;
     std::uint64_t size_ = 0;
 };

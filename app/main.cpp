@@ -242,7 +242,7 @@ int run(const Options& options) {
         if (options.explain) {
             tslice::DType shown = array.type.dtype;
             if (!array.type.safetensors_only.empty()) shown.descr = shown.type_string = array.type.safetensors_only;
-            write_stdout(tslice::explain(pipeline, shown, expr));
+            write_stdout(tslice::explain(pipeline, shown, expr, array.fortran_order));
         } else {
             write_stdout(shape_report(pipeline.output_shape(), array.type, options.json));
         }

@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "tslice/copy.hpp"
 #include "tslice/explain.hpp"
 
 using namespace tslice;
@@ -60,6 +61,9 @@ TEST_CASE("explain: the plan table") {
     DType dtype;
     dtype.type_string = "<f4";
     dtype.descr = "'<f4'";
+    dtype.itemsize = 4;
+    // The copy line names this CPU's kernel set.
+    const std::string set = active_kernel_set();
     const auto expr = parse_index_expr("[None, 1, ::-2]");
     const Pipeline pipeline = plan_pipeline({2, 5}, {}, expr);
     CHECK(explain(pipeline, dtype, expr) ==
@@ -72,6 +76,8 @@ TEST_CASE("explain: the plan table") {
           "     -       0    shrunk      1\n"
           "\n"
           "result: shape (1, 3), dtype <f4\n"
+          "copy: rows of 3 elements -8 bytes apart: strided"
+          " row kernel (kernel set " + set + ")" + (set == "scalar" ? "" : ", prefetching 64 rows ahead") + "\n"
           "\n"
           "as strided_slice: {\"op\": \"strided_slice\", \"begin\": [0, 1, 0], \"end\": [0, 2, 0], \"strides\": [1, 1, -2], "
           "\"begin_mask\": 4, \"end_mask\": 4, \"new_axis_mask\": 1, \"shrink_axis_mask\": 2, \"ellipsis_mask\": 0}\n"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../lib/src/kernels.hpp"
+#include "library_internals.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/expr.hpp"
@@ -259,7 +259,7 @@ TEST_CASE("kernels: copy_view with every set gives the scalar set's bytes over r
     std::mt19937_64 rng(20261204);
     const auto names = available_kernel_sets();
     const std::size_t itemsizes[] = {1, 2, 3, 4, 8, 12, 16};
-    const std::size_t threshold = kernels::stream_threshold();
+    const std::size_t threshold = stream_threshold();
     int views = 0;
     for (int round = 0; round < 2500; ++round) {
         const std::size_t itemsize = itemsizes[round % std::size(itemsizes)];
@@ -278,7 +278,7 @@ TEST_CASE("kernels: copy_view with every set gives the scalar set's bytes over r
         } else {
             cuts[1] = cuts[2] = count;
         }
-        kernels::set_stream_threshold(round % 3 == 0 ? std::uniform_int_distribution<std::size_t>(0, 30000)(rng) : threshold);
+        set_stream_threshold(round % 3 == 0 ? std::uniform_int_distribution<std::size_t>(0, 30000)(rng) : threshold);
         Bytes expected;
         const std::size_t out_misalign = rng() % 64;
         for (const auto& name : names) {
@@ -297,7 +297,7 @@ TEST_CASE("kernels: copy_view with every set gives the scalar set's bytes over r
         }
         ++views;
     }
-    kernels::set_stream_threshold(threshold);
+    set_stream_threshold(threshold);
     force_kernel_set("auto");
     CHECK(views == 2500);
 }

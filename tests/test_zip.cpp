@@ -13,8 +13,7 @@
 #include <vector>
 
 #include "input_error.hpp"
-#include "../lib/src/inflate.hpp"
-#include "../lib/src/zip.hpp"
+#include "library_internals.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
 #include "zip_fixture.hpp"

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "copy_plan.hpp"
 #include "kernels.hpp"
 
 namespace tslice {
@@ -32,15 +33,6 @@ using kernels::RowKernel;
 
 constexpr std::int64_t kZero = View::kZeroElement;
 
-// A copy writing at least this many bytes streams them. Far beyond the L2 and most of a
-// shared L3, so a result this large cannot be in cache for its reader anyway, and above the
-// writer's chunks (1 MiB), which are read back right away and should stay in cache.
-// Measured on 1 GiB copies: 0.63 to 0.8x the time of memcpy streaming, 1.0 to 1.5x not.
-constexpr std::size_t kStreamBytes = std::size_t{16} << 20;
-std::atomic<std::size_t> stream_bytes{kStreamBytes};
-// The staging buffer: well inside L1, and small, so that its streamed stores interleave with
-// the kernels' loads (measured: 8 KiB flushes stall the loads, 1 to 4 KiB do not).
-constexpr std::size_t kStageBytes = 2048;
 
 // A row whose elements each have their own table entry: element i is at
 // src + i * stride + table[i * table_stride], or zeros for kZero.
@@ -246,7 +238,6 @@ public:
 // whatever the row's direction, and whole pages where the row covers most of them (reading
 // the rest of a page costs less than leaving a gap in it). Rows read forwards prefetch into
 // L2 (prefetcht2) and rows read backwards into L1 (prefetcht0): what measured fastest.
-constexpr std::int64_t kPrefetchAhead = 4096;  // bytes of rows ahead
 constexpr std::int64_t kPrefetchMost = 65536;  // bytes of a row prefetched, in its reading order
 constexpr std::int64_t kPiece = 1024;          // input bytes copied between prefetches
 constexpr std::int64_t kTablePiece = 16;       // elements looked up between prefetches
@@ -328,163 +319,76 @@ struct TableElements {
     }
 };
 
-// Whether a copy takes the 2-D tile kernel for its two innermost axes: rows that lie close
-// together (sharing cache lines) while the elements of a row lie far apart, as when a
-// Fortran-order array is read in C order. Row by row, each input line would be fetched once
-// per row that uses it; in tiles, once.
-bool wants_tiles(const View& layout) {
-    const std::size_t rank = layout.rank();
-    if (rank < 2 || layout.has_table()) return false;
-    const std::int64_t rows = std::abs(layout.byte_strides[rank - 2]);
-    const std::int64_t columns = std::abs(layout.byte_strides[rank - 1]);
-    return rows <= 64 && columns >= 32 && columns >= 2 * rows && layout.shape[rank - 2] >= 2;
-}
-
 }  // namespace
 
-namespace kernels {
-std::size_t stream_threshold() { return stream_bytes.load(); }
-void set_stream_threshold(std::size_t bytes) { stream_bytes.store(bytes); }
-}  // namespace kernels
+namespace {
 
-View normalise(const View& view) {
-    View out;
-    out.itemsize = view.itemsize;
-    out.byte_offset = view.byte_offset;
-    out.table = view.table;
-    out.table_offset = view.table_offset;
-    const bool table = view.has_table();
-    if (view.element_count() == 0) {
-        out.shape = {0};
-        out.byte_strides = {0};
-        if (table) out.table_strides = {0};
-        return out;
-    }
-    for (std::size_t axis = 0; axis < view.rank(); ++axis) {
-        if (view.shape[axis] == 1) continue;
-        const std::int64_t length = view.shape[axis];
-        const std::int64_t stride = view.byte_strides[axis];
-        const std::int64_t table_stride = table ? view.table_strides[axis] : 0;
-        // The previous (outer) axis merges into this one when stepping it once is the same as
-        // stepping this one `length` times, in the bytes and in the table alike.
-        if (!out.shape.empty() && out.byte_strides.back() == stride * length &&
-            (!table || out.table_strides.back() == table_stride * length)) {
-            out.shape.back() *= length;
-            out.byte_strides.back() = stride;
-            if (table) out.table_strides.back() = table_stride;
-            continue;
+// One call's walk over its rows: where it is, what it prefetches, where it writes.
+class CopyRun {
+public:
+    CopyRun(const CopyPlan& plan, const std::byte* src, std::byte* dst, std::int64_t first, std::int64_t count)
+        : plan_(plan), base_(src + plan.layout.byte_offset),
+          table_(plan.layout.has_table() ? plan.layout.table->data() + plan.layout.table_offset : nullptr),
+          table_row_(choose_table_row_kernel(plan.layout.itemsize)),
+          sink_(dst, plan.layout.itemsize, *plan.set, copy_streams(plan, count)), count_(count),
+          column_(first % plan.row_length), at_(plan.layout, first / plan.row_length),
+          // (Rows past this call's range too: the writer copies a view in chunks, one call each.)
+          last_row_(plan.layout.element_count() / plan.row_length - 1),
+          prefetch_(plan.prefetch_ahead > 0 && first / plan.row_length + plan.prefetch_ahead <= last_row_),
+          next_(plan.layout, prefetch_ ? first / plan.row_length + plan.prefetch_ahead : first / plan.row_length),
+          next_row_(first / plan.row_length + plan.prefetch_ahead),
+          // Input bytes per element, as far as cache lines go: how a row is cut into pieces of
+          // about kPiece input bytes, each after its share of the next row's prefetches.
+          element_bytes_(std::max(std::min<std::int64_t>(std::abs(plan.inner_stride), 64), item_bytes())) {}
+
+    void run() {
+        while (count_ > 0) {
+            if (plan_.method == CopyPlan::Method::Tiles && column_ == 0 && copy_tiles()) continue;
+            copy_row();
+            if (count_ == 0) break;
+            column_ = 0;
+            at_.step(1);
         }
-        out.shape.push_back(length);
-        out.byte_strides.push_back(stride);
-        if (table) out.table_strides.push_back(table_stride);
+        sink_.finish();
     }
-    return out;
-}
 
-void copy_view(const std::byte* src, const View& view, std::byte* dst, std::int64_t first,
-               std::int64_t count) {
-    if (count <= 0) return;
-    const View layout = normalise(view);
-    const std::size_t itemsize = layout.itemsize;
-    const std::int64_t* table = layout.has_table() ? layout.table->data() + layout.table_offset : nullptr;
-    const std::byte* base = src + layout.byte_offset;
-    const std::size_t rank = layout.rank();
-    if (rank == 0) {  // a single element
-        if (!table) {
-            std::memcpy(dst, base, itemsize);
-        } else if (table[0] == kZero) {
-            std::memset(dst, 0, itemsize);
-        } else {
-            std::memcpy(dst, base + table[0], itemsize);
-        }
-        return;
+private:
+    std::int64_t item_bytes() const { return static_cast<std::int64_t>(plan_.layout.itemsize); }
+
+    // Whole rows of the plane of the two innermost axes, as many as are left in it; false
+    // when fewer than two are.
+    bool copy_tiles() {
+        const std::size_t rank = plan_.layout.rank();
+        const std::int64_t rows =
+            std::min(count_ / plan_.row_length, plan_.layout.shape[rank - 2] - at_.index[rank - 2]);
+        if (rows < 2) return false;
+        plan_.set->tile(base_ + at_.offset, plan_.layout.byte_strides[rank - 2], plan_.inner_stride,
+                        sink_.direct(rows * plan_.row_length * item_bytes()), rows, plan_.row_length,
+                        plan_.layout.itemsize);
+        count_ -= rows * plan_.row_length;
+        if (count_ > 0) at_.step(rows);
+        return true;
     }
-    const KernelSet& set = kernels::active_set();
-    const std::int64_t row_length = layout.shape[rank - 1];
-    const std::int64_t inner_stride = layout.byte_strides[rank - 1];
-    const std::int64_t inner_table_stride = table ? layout.table_strides[rank - 1] : 0;
-    RowKernel row;
-    set.prepare_row(row, inner_stride, itemsize, row_length);
-    const TableRowKernel table_row = choose_table_row_kernel(itemsize);
-    const auto item_bytes = static_cast<std::int64_t>(itemsize);
-    const bool tiles = set.tile != nullptr && wants_tiles(layout);
-    const bool stream = set.stream_copy != nullptr && itemsize <= kStageBytes / 8 &&
-                        static_cast<std::size_t>(count) * itemsize >= stream_bytes.load(std::memory_order_relaxed);
-    Sink sink(dst, itemsize, set, stream);
 
-    // The row of element `first`, and `ahead` rows further on the row whose lines are
-    // prefetched before this one is copied: the hardware prefetchers follow one stream, but
-    // not rows that each start a new page, or run backwards, or skip lines.
-    const std::int64_t first_row = first / row_length;
-    std::int64_t column = first % row_length;
-    Odometer at(layout, first_row);
-    const std::int64_t reach = (row_length - 1) * inner_stride;
-    const std::int64_t row_bytes = std::abs(reach) + item_bytes;
-    // A row that walks the table reads a line per element, wherever the entries say.
-    const bool walks_table = table && inner_table_stride != 0;
-    const std::int64_t ahead =
-        walks_table ? 1 : std::clamp<std::int64_t>(kPrefetchAhead / row_bytes, 1, 64);
-    // (Rows past this call's range too: the writer copies a view in chunks, one call each.)
-    const std::int64_t last_row = layout.element_count() / row_length - 1;
-    const bool prefetch = set.prefetch && !tiles && first_row + ahead <= last_row;
-    Odometer next(layout, prefetch ? first_row + ahead : first_row);
-    std::int64_t next_row = first_row + ahead;
-
-    // Input bytes per element, as far as cache lines go: how a row is cut into pieces of
-    // about kPiece input bytes, each after its share of the next row's prefetches.
-    const std::int64_t element_bytes = std::max(std::min<std::int64_t>(std::abs(inner_stride), 64), item_bytes);
-    const bool backwards = inner_stride < 0;
-
-    while (count > 0) {
-        if (tiles && column == 0) {
-            // Whole rows of the plane of the two innermost axes, as many as are left in it.
-            const std::int64_t rows = std::min(count / row_length, layout.shape[rank - 2] - at.index[rank - 2]);
-            if (rows >= 2) {
-                const std::int64_t bytes = rows * row_length * item_bytes;
-                set.tile(base + at.offset, layout.byte_strides[rank - 2], inner_stride, sink.direct(bytes), rows,
-                         row_length, itemsize);
-                count -= rows * row_length;
-                if (count == 0) break;
-                at.step(rows);
-                continue;
-            }
-        }
+    // The rest of the current row (or as much of it as the call copies), in pieces, each
+    // after its share of the prefetches of the row `prefetch_ahead` on.
+    void copy_row() {
         RowLines lines;
         TableElements elements;
-        if (prefetch && next_row <= last_row) {
+        const bool walks_table = plan_.method == CopyPlan::Method::TableElements;
+        if (prefetch_ && next_row_ <= last_row_) {
             if (walks_table) {
-                elements = {base + next.offset, table + next.table, inner_stride, inner_table_stride, row_length};
+                elements = {base_ + next_.offset, table_ + next_.table, plan_.inner_stride, plan_.inner_table_stride,
+                            plan_.row_length};
             } else {
-                const std::int64_t entry = table ? table[next.table] : 0;
-                if (entry != kZero) lines = row_lines(base + next.offset + entry, inner_stride, row_length, item_bytes);
+                const std::int64_t entry = table_ ? table_[next_.table] : 0;
+                if (entry != kZero)
+                    lines = row_lines(base_ + next_.offset + entry, plan_.inner_stride, plan_.row_length, item_bytes());
             }
-            next.step(1);
-            ++next_row;
+            next_.step(1);
+            ++next_row_;
         }
-        const std::int64_t run = std::min(row_length - column, count);
-        const std::int64_t start = at.offset + column * inner_stride;
-        const std::int64_t entry = table ? table[at.table] : 0;
-        // Elements [from, from + n) of the run.
-        const auto copy_part = [&](std::int64_t from, std::int64_t n) {
-            if (!table) {
-                sink.put_row(row, base + start + from * inner_stride, n);
-            } else if (inner_table_stride == 0) {
-                // One lookup for the whole row: a gathered block, or zeros.
-                if (entry == kZero) {
-                    sink.put_zeros(n);
-                } else {
-                    sink.put_row(row, base + start + entry + from * inner_stride, n);
-                }
-            } else {
-                const std::int64_t* entries = table + at.table + (column + from) * inner_table_stride;
-                const std::byte* part = base + start + from * inner_stride;
-                sink.put(n, [&](std::byte* out, std::int64_t first_element, std::int64_t m) {
-                    table_row(part + first_element * inner_stride, inner_stride,
-                              entries + first_element * inner_table_stride, inner_table_stride, out, m, itemsize);
-                });
-            }
-        };
-        // The row in pieces, each after its share of the next row's prefetches.
+        const std::int64_t run = std::min(plan_.row_length - column_, count_);
         if (walks_table) {
             const std::int64_t pieces =
                 std::clamp<std::int64_t>(run / kTablePiece, 1, std::max<std::int64_t>(elements.count, 1));
@@ -495,24 +399,72 @@ void copy_view(const std::byte* src, const View& view, std::byte* dst, std::int6
             }
         } else {
             const std::int64_t pieces =
-                std::clamp<std::int64_t>(run * element_bytes / kPiece, 1, std::max<std::int64_t>(lines.count, 1));
-            if (pieces == 1) {
-                lines.prefetch(0, lines.count, backwards);
-                copy_part(0, run);
-            } else {
-                for (std::int64_t piece = 0; piece < pieces; ++piece) {
-                    lines.prefetch(lines.count * piece / pieces, lines.count * (piece + 1) / pieces, backwards);
-                    const std::int64_t from = run * piece / pieces;
-                    copy_part(from, run * (piece + 1) / pieces - from);
-                }
+                std::clamp<std::int64_t>(run * element_bytes_ / kPiece, 1, std::max<std::int64_t>(lines.count, 1));
+            const bool backwards = plan_.inner_stride < 0;
+            for (std::int64_t piece = 0; piece < pieces; ++piece) {
+                lines.prefetch(lines.count * piece / pieces, lines.count * (piece + 1) / pieces, backwards);
+                const std::int64_t from = run * piece / pieces;
+                copy_part(from, run * (piece + 1) / pieces - from);
             }
         }
-        count -= run;
-        column = 0;
-        if (count == 0) break;
-        at.step(1);
+        count_ -= run;
     }
-    sink.finish();
+
+    // Elements [from, from + n) of the current row's run.
+    void copy_part(std::int64_t from, std::int64_t n) {
+        const std::int64_t start = at_.offset + (column_ + from) * plan_.inner_stride;
+        if (!table_) {
+            sink_.put_row(plan_.row, base_ + start, n);
+        } else if (plan_.method == CopyPlan::Method::TableRows) {
+            // One lookup for the whole row: a gathered block, or zeros.
+            const std::int64_t entry = table_[at_.table];
+            if (entry == kZero) {
+                sink_.put_zeros(n);
+            } else {
+                sink_.put_row(plan_.row, base_ + start + entry, n);
+            }
+        } else {
+            const std::int64_t stride = plan_.inner_stride, table_stride = plan_.inner_table_stride;
+            const std::int64_t* entries = table_ + at_.table + (column_ + from) * table_stride;
+            const std::byte* part = base_ + start;
+            sink_.put(n, [&](std::byte* out, std::int64_t first_element, std::int64_t m) {
+                table_row_(part + first_element * stride, stride, entries + first_element * table_stride, table_stride,
+                           out, m, plan_.layout.itemsize);
+            });
+        }
+    }
+
+    const CopyPlan& plan_;
+    const std::byte* base_;
+    const std::int64_t* table_;
+    TableRowKernel table_row_;
+    Sink sink_;
+    std::int64_t count_;
+    std::int64_t column_;
+    Odometer at_;
+    std::int64_t last_row_;
+    bool prefetch_;
+    Odometer next_;
+    std::int64_t next_row_;
+    std::int64_t element_bytes_;
+};
+
+}  // namespace
+
+void copy_view(const std::byte* src, const View& view, std::byte* dst, std::int64_t first, std::int64_t count) {
+    if (count <= 0) return;
+    const CopyPlan plan = plan_copy(view);
+    if (plan.method == CopyPlan::Method::Element) {
+        const std::int64_t* table = plan.layout.has_table() ? plan.layout.table->data() + plan.layout.table_offset : nullptr;
+        const std::byte* element = src + plan.layout.byte_offset;
+        if (table && table[0] == kZero) {
+            std::memset(dst, 0, plan.layout.itemsize);
+        } else {
+            std::memcpy(dst, element + (table ? table[0] : 0), plan.layout.itemsize);
+        }
+        return;
+    }
+    CopyRun(plan, src, dst, first, count).run();
 }
 
 }  // namespace tslice

@@ -1,3 +1,4 @@
+#include "tslice/copy.hpp"
 #include "tslice/explain.hpp"
 
 #include <algorithm>
@@ -175,7 +176,30 @@ std::string to_json(const SliceSpec& spec) {
     return text + "}";
 }
 
-std::string explain(const Pipeline& pipeline, const DType& dtype, const std::optional<IndexExpr>& expr) {
+namespace {
+
+// The result's layout over the input, as apply_pipeline makes it (a gather of a gathered
+// result reads a contiguous copy of it), and how copy_view will copy it.
+std::string copy_description(const Pipeline& pipeline, std::size_t itemsize, bool fortran_order) {
+    View view = View::contiguous(pipeline.input_shape, itemsize, fortran_order);
+    for (const auto& step : pipeline.steps) {
+        if (const auto* slice = std::get_if<SlicePlan>(&step.plan)) {
+            view = apply_plan(*slice, view);
+            continue;
+        }
+        const auto& gather = std::get<GatherPlan>(step.plan);
+        for (const auto& array : gather.indices)
+            if (!array.values) return "through the gather's offset table (the copy is chosen once its indices are read)";
+        if (view.has_table()) view = View::contiguous(view.shape, itemsize);
+        view = apply_gather(gather, view);
+    }
+    return describe_copy(view);
+}
+
+}  // namespace
+
+std::string explain(const Pipeline& pipeline, const DType& dtype, const std::optional<IndexExpr>& expr,
+                    bool fortran_order) {
     std::string text = "input: shape " + format_shape(pipeline.input_shape) + ", dtype " + dtype_text(dtype) + "\n";
     for (const auto& step : pipeline.steps) {
         text += "\n" + step.label + "\n";
@@ -185,6 +209,7 @@ std::string explain(const Pipeline& pipeline, const DType& dtype, const std::opt
             text += explain_gather_plan(std::get<GatherPlan>(step.plan));
     }
     text += "\nresult: shape " + format_shape(pipeline.output_shape()) + ", dtype " + dtype_text(dtype) + "\n";
+    text += "copy: " + copy_description(pipeline, dtype.itemsize, fortran_order) + "\n";
     if (!expr) return text;
     const Plan& last = pipeline.steps.back().plan;
     if (const auto strided = strided_slice_equivalent(*expr))

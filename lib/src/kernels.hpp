@@ -74,7 +74,4 @@ const KernelSet& active_set();
 
 // The output size (bytes of one copy_view call) from which copy_view streams; tests lower it
 // so that small copies take the streaming path too (copy.cpp).
-std::size_t stream_threshold();
-void set_stream_threshold(std::size_t bytes);
-
 }  // namespace tslice::kernels

@@ -14,8 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "../../lib/src/inflate.hpp"
-#include "../../lib/src/zip.hpp"
+#include "library_internals.hpp"
 #include "fuzz_common.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"

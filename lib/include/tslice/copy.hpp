@@ -28,6 +28,10 @@ View normalise(const View& view);
 void copy_view(const std::byte* src, const View& view, std::byte* dst, std::int64_t first,
                std::int64_t count);
 
+// How copy_view will copy `view`, in words for --explain: the row length and stride, the
+// row kernel, the kernel set, tiles or table lookups, prefetching.
+std::string describe_copy(const View& view);
+
 // The kernels behind copy_view come in sets, one per instruction set: "scalar" (plain
 // loops, the reference), "sse4.2", "avx2", "avx512". copy_view uses the best set this CPU
 // runs, or the one the environment variable TSLICE_KERNEL names (an unknown or unsupported

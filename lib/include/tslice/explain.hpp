@@ -28,6 +28,8 @@ std::string to_json(const SliceSpec& spec);
 // The whole report: input, one table per step (a row per output axis: source axis, kind,
 // start, stop, step, length after clamping; shrunk axes and index arrays listed below it),
 // the result, and for a trailing expression its strided_slice and ONNX slice equivalents.
-std::string explain(const Pipeline& pipeline, const DType& dtype, const std::optional<IndexExpr>& expr);
+// `fortran_order`: the input's elements are stored in Fortran order (for the copy line).
+std::string explain(const Pipeline& pipeline, const DType& dtype, const std::optional<IndexExpr>& expr,
+                    bool fortran_order = false);
 
 }  // namespace tslice

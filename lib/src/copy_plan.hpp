@@ -1,0 +1,51 @@
+// What a copy of a view will do, decided once from the view alone: its normalised layout, the
+// kernel set, how rows are copied (a row kernel, 2-D tiles, a table lookup per row or per
+// element), how far ahead rows are prefetched. The copy loop (copy.cpp) only carries it out.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "kernels.hpp"
+#include "tslice/view.hpp"
+
+namespace tslice {
+
+// The staging buffer: well inside L1, and small, so that its streamed stores interleave with
+// the kernels' loads (measured: 8 KiB flushes stall the loads, 1 to 4 KiB do not).
+constexpr std::size_t kStageBytes = 2048;
+
+struct CopyPlan {
+    enum class Method {
+        Element,        // a 0-d view: one element
+        Rows,           // each row (the innermost axis) by the row kernel
+        Tiles,          // the two innermost axes in 2-D tiles (rows close together, elements far apart)
+        TableRows,      // a gather: one table lookup a row, then the row kernel (or zeros)
+        TableElements,  // a gather along the innermost axis: one lookup an element
+    };
+
+    View layout;  // normalise(view)
+    const kernels::KernelSet* set = nullptr;
+    Method method = Method::Rows;
+    kernels::RowKernel row;
+    std::int64_t row_length = 0;          // elements in a row
+    std::int64_t inner_stride = 0;        // bytes between a row's elements
+    std::int64_t inner_table_stride = 0;  // table entries between them (TableElements)
+    // Rows ahead whose input lines are prefetched while a row is copied; 0 for none (tiles,
+    // and the reference set, whose loop stays the plain one).
+    std::int64_t prefetch_ahead = 0;
+};
+
+// For a view with at least one element.
+CopyPlan plan_copy(const View& view);
+
+// Whether a call that copies `count` elements writes them with non-temporal stores: only
+// copies large enough that their output cannot stay in the caches anyway.
+bool copy_streams(const CopyPlan& plan, std::int64_t count);
+
+// The byte count from which copies stream (16 MiB): a setting for tests and benchmarks.
+std::size_t stream_threshold();
+void set_stream_threshold(std::size_t bytes);
+
+}  // namespace tslice

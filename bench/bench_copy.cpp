@@ -171,16 +171,6 @@ double median(std::vector<double> values) {
 // ---------------------------------------------------------------------------------------------
 // generate
 
-void write_all(int fd, const void* data, std::size_t size, const std::string& path) {
-    const char* p = static_cast<const char*>(data);
-    while (size > 0) {
-        const ssize_t n = ::write(fd, p, std::min<std::size_t>(size, std::size_t{1} << 30));
-        if (n < 0) die("cannot write " + path + ": " + std::strerror(errno));
-        p += n;
-        size -= static_cast<std::size_t>(n);
-    }
-}
-
 bool already_there(const std::string& path, const tslice::DType& dtype, const std::vector<std::int64_t>& shape) {
     try {
         const tslice::NpyHeader header = tslice::NpyArray::read_header(path);
@@ -193,30 +183,21 @@ bool already_there(const std::string& path, const tslice::DType& dtype, const st
     }
 }
 
-// Writes DIR/name.npy through a temporary file, `fill` producing `count` elements from
-// element `first` into a chunk.
+// Writes DIR/name.npy through the library's write stage, `fill` producing `count` elements
+// from element `first` into a chunk.
 void write_npy_file(const std::string& path, const char* descr, const std::vector<std::int64_t>& shape,
-                    const std::function<void(std::byte*, std::int64_t, std::int64_t)>& fill) {
+                    const tslice::ChunkFiller& fill) {
     const tslice::DType dtype = tslice::parse_dtype_descr(descr);
     if (already_there(path, dtype, shape)) return;
     const auto start = std::chrono::steady_clock::now();
-    const std::string temporary = path + ".partial";
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (fd < 0) die("cannot create " + temporary + ": " + std::strerror(errno));
-    const std::string header = tslice::make_npy_header(dtype, shape);
-    write_all(fd, header.data(), header.size(), temporary);
-    const std::int64_t total = product(shape);
-    const std::int64_t chunk = std::max<std::int64_t>(1, (std::int64_t{64} << 20) / static_cast<std::int64_t>(dtype.itemsize));
-    std::vector<std::byte> buffer(static_cast<std::size_t>(std::min(chunk, total)) * dtype.itemsize);
-    for (std::int64_t first = 0; first < total; first += chunk) {
-        const std::int64_t count = std::min(chunk, total - first);
-        fill(buffer.data(), first, count);
-        write_all(fd, buffer.data(), static_cast<std::size_t>(count) * dtype.itemsize, temporary);
+    try {
+        tslice::write_npy(path, dtype, shape, fill);
+    } catch (const tslice::Error& error) {
+        die(error.what());
     }
-    if (::close(fd) != 0) die("cannot write " + temporary + ": " + std::strerror(errno));
-    if (::rename(temporary.c_str(), path.c_str()) != 0) die("cannot rename " + temporary + ": " + std::strerror(errno));
     std::fprintf(stderr, "tslice_bench: wrote %s (%.1f MiB) in %.1f s\n", path.c_str(),
-                 static_cast<double>(total) * static_cast<double>(dtype.itemsize) / (1 << 20), seconds_since(start));
+                 static_cast<double>(product(shape)) * static_cast<double>(dtype.itemsize) / (1 << 20),
+                 seconds_since(start));
 }
 
 // Data values: a hash of the element index, so that every misplaced element shows. Floats

@@ -38,23 +38,6 @@ private:
 std::string number(std::int64_t value) { return std::to_string(value); }
 std::string axis_text(int axis) { return axis < 0 ? "-" : std::to_string(axis); }
 
-std::string json_list(const std::vector<std::int64_t>& values) {
-    std::string text = "[";
-    for (std::size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + number(values[i]);
-    return text + "]";
-}
-
-// A mask as an integer bitfield where one fits, else as a 0/1 list.
-std::string json_mask(const std::vector<bool>& bits) {
-    if (bits.size() <= 62) {
-        std::int64_t field = 0;
-        for (std::size_t i = 0; i < bits.size(); ++i)
-            if (bits[i]) field |= std::int64_t{1} << i;
-        return number(field);
-    }
-    std::vector<std::int64_t> list(bits.begin(), bits.end());
-    return json_list(list);
-}
 
 std::string explain_slice_plan(const SlicePlan& plan) {
     Table table({"axis", "source", "kind", "start", "stop", "step", "length"});
@@ -159,21 +142,6 @@ std::optional<SliceSpec> onnx_slice_equivalent(const SlicePlan& plan) {
         spec.steps = std::vector<std::int64_t>{1};
     }
     return spec;
-}
-
-std::string to_json(const StridedSliceSpec& spec) {
-    return "{\"op\": \"strided_slice\", \"begin\": " + json_list(spec.begin) + ", \"end\": " + json_list(spec.end) +
-           ", \"strides\": " + json_list(spec.strides) + ", \"begin_mask\": " + json_mask(spec.begin_mask) +
-           ", \"end_mask\": " + json_mask(spec.end_mask) + ", \"new_axis_mask\": " + json_mask(spec.new_axis_mask) +
-           ", \"shrink_axis_mask\": " + json_mask(spec.shrink_axis_mask) +
-           ", \"ellipsis_mask\": " + json_mask(spec.ellipsis_mask) + "}";
-}
-
-std::string to_json(const SliceSpec& spec) {
-    std::string text = "{\"op\": \"slice\", \"starts\": " + json_list(spec.starts) + ", \"ends\": " + json_list(spec.ends);
-    if (spec.axes) text += ", \"axes\": " + json_list(*spec.axes);
-    if (spec.steps) text += ", \"steps\": " + json_list(*spec.steps);
-    return text + "}";
 }
 
 namespace {

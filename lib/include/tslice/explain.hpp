@@ -21,10 +21,6 @@ std::optional<StridedSliceSpec> strided_slice_equivalent(const IndexExpr& expr);
 // the plan inserts or removes axes (ONNX Slice keeps the rank).
 std::optional<SliceSpec> onnx_slice_equivalent(const SlicePlan& plan);
 
-// As --op accepts them.
-std::string to_json(const StridedSliceSpec& spec);
-std::string to_json(const SliceSpec& spec);
-
 // The whole report: input, one table per step (a row per output axis: source axis, kind,
 // start, stop, step, length after clamping; shrunk axes and index arrays listed below it),
 // the result, and for a trailing expression its strided_slice and ONNX slice equivalents.

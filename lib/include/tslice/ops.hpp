@@ -73,6 +73,10 @@ struct OpSpec {
 std::vector<OpSpec> parse_op_argument(std::string_view argument);
 std::vector<OpSpec> parse_ops_json(std::string_view json_text);
 
+// A spec as JSON that --op reads back as the same spec (masks as bitfields where they fit).
+std::string to_json(const StridedSliceSpec& spec);
+std::string to_json(const SliceSpec& spec);
+
 // Reads the integer .npy files that gathers name (indices_path) into their `indices`, in C
 // order as int64 (uint64 values past INT64_MAX become INT64_MAX: out of range, as they are),
 // so that planning reads no file. `shape_only` (--shape, --explain): only the headers are read.

@@ -1,4 +1,4 @@
-// The benchmark's inputs and cases (issue 4, "What it must show"), in one place: the data
+// The benchmark's inputs and cases, in one place: the data
 // generator, the in-process table and the whole-process list all read them from here.
 #pragma once
 

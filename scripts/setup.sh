@@ -4,7 +4,8 @@
 # Sourced or run by scripts/test.sh and scripts/run.sh.
 #
 # tslice_install_missing [--test] [--checks]
-#   --test    python3 and numpy (the oracle of the tests)
+#   --test    python3 and numpy (the oracle of the tests); groff, bash-completion, zsh, fish,
+#             dpkg-dev and file (the man page, completion, install and .deb tests)
 #   --checks  valgrind, and clang with its sanitizer and libFuzzer runtimes (libclang-rt-dev:
 #             libclang-rt-14-dev on Debian 12), for the sanitizer build and the fuzz targets
 # tslice_build              build/       Release, gcc: what scripts/run.sh runs
@@ -24,7 +25,8 @@ tslice_install_missing() {
     local option
     for option in "$@"; do
         case "$option" in
-            --test) packages+=(python3 python3-numpy) ;;
+            # and what the install, man page, completion and package tests run
+            --test) packages+=(python3 python3-numpy groff bash-completion zsh fish dpkg-dev file) ;;
             --checks) packages+=(valgrind clang libclang-rt-dev strace) ;;
         esac
     done

@@ -1,4 +1,4 @@
-// Hostile input (issue 5): the limits that keep a header, an expression or a spec from
+// Hostile input: the limits that keep a header, an expression or a spec from
 // crashing tslice or making it allocate without bound, each with the finding that led to it.
 // The command-line side of the same cases is in tests/cli/cases/ (file_*, expr_*, op_json_*),
 // the fuzzers' in tests/fuzz/regressions/.

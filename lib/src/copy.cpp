@@ -323,10 +323,14 @@ struct TableElements {
 
 namespace {
 
-// One call's walk over its rows: where it is, what it prefetches, where it writes.
+// One call's walk over its rows: where it is, what it prefetches, where it writes. Every
+// member function is inlined into copy_view, so that the walk's state lives in registers
+// (a call that kept it behind `this` would reload it after every kernel call).
+#define TSLICE_INLINE [[gnu::always_inline]] inline
 class CopyRun {
 public:
-    CopyRun(const CopyPlan& plan, const std::byte* src, std::byte* dst, std::int64_t first, std::int64_t count)
+    TSLICE_INLINE CopyRun(const CopyPlan& plan, const std::byte* src, std::byte* dst, std::int64_t first,
+                          std::int64_t count)
         : plan_(plan), base_(src + plan.layout.byte_offset),
           table_(plan.layout.has_table() ? plan.layout.table->data() + plan.layout.table_offset : nullptr),
           table_row_(choose_table_row_kernel(plan.layout.itemsize)),
@@ -341,7 +345,7 @@ public:
           // about kPiece input bytes, each after its share of the next row's prefetches.
           element_bytes_(std::max(std::min<std::int64_t>(std::abs(plan.inner_stride), 64), item_bytes())) {}
 
-    void run() {
+    TSLICE_INLINE void run() {
         while (count_ > 0) {
             if (plan_.method == CopyPlan::Method::Tiles && column_ == 0 && copy_tiles()) continue;
             copy_row();
@@ -353,11 +357,11 @@ public:
     }
 
 private:
-    std::int64_t item_bytes() const { return static_cast<std::int64_t>(plan_.layout.itemsize); }
+    TSLICE_INLINE std::int64_t item_bytes() const { return static_cast<std::int64_t>(plan_.layout.itemsize); }
 
     // Whole rows of the plane of the two innermost axes, as many as are left in it; false
     // when fewer than two are.
-    bool copy_tiles() {
+    TSLICE_INLINE bool copy_tiles() {
         const std::size_t rank = plan_.layout.rank();
         const std::int64_t rows =
             std::min(count_ / plan_.row_length, plan_.layout.shape[rank - 2] - at_.index[rank - 2]);
@@ -372,7 +376,7 @@ private:
 
     // The rest of the current row (or as much of it as the call copies), in pieces, each
     // after its share of the prefetches of the row `prefetch_ahead` on.
-    void copy_row() {
+    TSLICE_INLINE void copy_row() {
         RowLines lines;
         TableElements elements;
         const bool walks_table = plan_.method == CopyPlan::Method::TableElements;
@@ -411,7 +415,7 @@ private:
     }
 
     // Elements [from, from + n) of the current row's run.
-    void copy_part(std::int64_t from, std::int64_t n) {
+    TSLICE_INLINE void copy_part(std::int64_t from, std::int64_t n) {
         const std::int64_t start = at_.offset + (column_ + from) * plan_.inner_stride;
         if (!table_) {
             sink_.put_row(plan_.row, base_ + start, n);
@@ -448,6 +452,7 @@ private:
     std::int64_t next_row_;
     std::int64_t element_bytes_;
 };
+#undef TSLICE_INLINE
 
 }  // namespace
 
@@ -464,7 +469,8 @@ void copy_view(const std::byte* src, const View& view, std::byte* dst, std::int6
         }
         return;
     }
-    CopyRun(plan, src, dst, first, count).run();
+    CopyRun walk(plan, src, dst, first, count);
+    walk.run();
 }
 
 }  // namespace tslice

@@ -24,16 +24,22 @@ AsyncSignalsBlocked::AsyncSignalsBlocked() {
 
 AsyncSignalsBlocked::~AsyncSignalsBlocked() { ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
 
+std::optional<std::thread> try_start_thread(std::function<void()> body) {
+    const AsyncSignalsBlocked the_thread_leaves_signals_to_the_caller;
+    try {
+        return std::thread(std::move(body));
+    } catch (const std::system_error&) {
+        return std::nullopt;
+    }
+}
+
 WorkerPool::WorkerPool(unsigned threads) {
-    const AsyncSignalsBlocked workers_leave_signals_to_the_caller;
-    // A thread that cannot start (RLIMIT_NPROC, a container's pids limit) leaves the pool
-    // smaller, down to the calling thread alone: the copy still completes.
+    // A thread that cannot start leaves the pool smaller, down to the calling thread alone:
+    // the copy still completes.
     for (unsigned i = 1; i < std::max(1u, threads); ++i) {
-        try {
-            workers_.emplace_back([this] { work(); });
-        } catch (const std::system_error&) {
-            break;
-        }
+        std::optional<std::thread> worker = try_start_thread([this] { work(); });
+        if (!worker) break;
+        workers_.push_back(std::move(*worker));
     }
 }
 

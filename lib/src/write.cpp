@@ -69,13 +69,10 @@ public:
     ChunkPipeline(const ChunkSource& source, std::int64_t total, std::int64_t chunk_elements, std::size_t itemsize)
         : source_(source), total_(total), chunk_elements_(chunk_elements) {
         for (auto& buffer : buffers_) buffer.resize(static_cast<std::size_t>(chunk_elements) * itemsize);
-        // Where no thread can start (a process limit in a container), the writer produces
-        // each chunk itself when it needs it: slower, never a failure.
-        try {
-            const AsyncSignalsBlocked producer_leaves_signals_to_the_writer;
-            producer_ = std::thread([this] { produce(); });
-        } catch (const std::system_error&) {
-        }
+        // Where no thread can start, the writer produces each chunk itself when it needs it:
+        // slower, never a failure.
+        if (std::optional<std::thread> producer = try_start_thread([this] { produce(); }))
+            producer_ = std::move(*producer);
     }
     ChunkPipeline(const ChunkPipeline&) = delete;
     ChunkPipeline& operator=(const ChunkPipeline&) = delete;

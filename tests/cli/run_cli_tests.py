@@ -200,7 +200,7 @@ def make_container_fixtures(fix, write):
 
 
 def make_bad_input_fixtures(fix, write, full):
-    """The bad-input corpus (issue 5): one file per way a .npy, an expression or a spec can
+    """The bad-input corpus: one file per way a .npy, an expression or a spec can
     be wrong, each used by a case named after it. `full` is a valid .npy of 100 float64."""
     def header(text, body=b"", version=(1, 0)):
         return npy_bytes(text, body, version)

@@ -34,6 +34,11 @@ private:
     sigset_t previous_;
 };
 
+// Every thread tslice starts starts here: with the asynchronous signals blocked (see
+// AsyncSignalsBlocked), and as an empty optional where no thread can start (RLIMIT_NPROC, a
+// container's pids limit), so that the caller does the work itself instead of failing.
+std::optional<std::thread> try_start_thread(std::function<void()> body);
+
 class WorkerPool {
 public:
     // `threads` workers in all, the calling thread included (1: no extra thread).

@@ -1,0 +1,98 @@
+# bash completion for tslice: options, input files (.npy, .npz, .safetensors first), the op
+# names inside --op '{"op": "...', the --format values, and for -k/--key the arrays of the
+# INPUT already on the line (from `tslice INPUT --list --json`).
+
+# The arrays' names in `tslice FILE --list --json` output, one a line. A name is a JSON string;
+# the escapes names could hold (\" and \\) are undone, the rare others left as written.
+_tslice_array_names() {
+    local file=$1 json
+    [[ $file == -* ]] && file=./$file  # not an option
+    json=$(command tslice "$file" --list --json 2>/dev/null) || return
+    grep -o '"name": "\([^"\\]\|\\.\)*"' <<<"$json" | sed -e 's/^"name": "//' -e 's/"$//' \
+        -e 's/\\"/"/g' -e 's/\\\\/\\/g'
+}
+
+# The INPUT on the line: the first word that is neither an option nor an option's value.
+_tslice_input() {
+    local i word
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        word=${COMP_WORDS[i]}
+        case $word in
+            --) ((i + 1 < COMP_CWORD)) && { printf '%s\n' "${COMP_WORDS[i + 1]}"; return; } ;;
+            --op | -o | --output | -k | --key | --format | -t | --threads) ((i++)) ;;
+            -*) ;;
+            *) printf '%s\n' "$word"; return ;;
+        esac
+    done
+}
+
+_tslice() {
+    local cur prev
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD - 1]}
+    local options="-h --help --op -o --output -k --key --format -s --shape --list --json --explain -q --quiet
+        --sync -f --force -t --threads --version"
+    local ops="strided_slice slice slice1 gather index"
+
+    case $prev in
+        -k | --key)
+            local input names
+            input=$(_tslice_input)
+            input=${input/#\~/$HOME}
+            if [[ -n $input && -f $input ]]; then
+                names=$(_tslice_array_names "$input")
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -W "$names" -- "$cur"))
+            fi
+            return
+            ;;
+        --format)
+            COMPREPLY=($(compgen -W "npy npz safetensors" -- "$cur"))
+            return
+            ;;
+        -t | --threads)
+            COMPREPLY=($(compgen -W "1 2 4 8 16" -- "$cur"))
+            return
+            ;;
+        --op)
+            # Inside a JSON spec: the op names after "op": "
+            if [[ $cur == *'"op"'*':'*'"'* ]]; then
+                local head=${cur%\"*} partial=${cur##*\"}
+                local op
+                COMPREPLY=()
+                for op in $ops; do
+                    [[ $op == "$partial"* ]] && COMPREPLY+=("$head\"$op\"")
+                done
+                compopt -o nospace 2>/dev/null
+            elif [[ $cur == @* ]]; then
+                COMPREPLY=($(compgen -f -P @ -- "${cur#@}"))
+            else
+                COMPREPLY=("'{\"op\": \"")
+                compopt -o nospace 2>/dev/null
+            fi
+            return
+            ;;
+        -o | --output)
+            COMPREPLY=($(compgen -f -- "$cur"))
+            compopt -o filenames 2>/dev/null
+            return
+            ;;
+    esac
+
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$options" -- "$cur"))
+        return
+    fi
+    # Files: arrays first; other files and directories when none match.
+    local IFS=$'\n' restore
+    restore=$(shopt -p extglob)
+    shopt -s extglob
+    COMPREPLY=($(compgen -f -X '!*.@(npy|npz|safetensors)' -- "$cur") $(compgen -d -- "$cur"))
+    eval "$restore"
+    if ((${#COMPREPLY[@]} == 0)); then
+        COMPREPLY=($(compgen -f -- "$cur"))
+    fi
+    compopt -o filenames 2>/dev/null
+}
+
+complete -F _tslice tslice

@@ -1,0 +1,45 @@
+# fish completion for tslice: options, input files, op names, --format values, and for
+# -k/--key the arrays of the INPUT on the line.
+
+function __tslice_input
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    set -l skip 0
+    for token in $tokens
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        switch $token
+            case --op -o --output -k --key --format -t --threads
+                set skip 1
+            case '-*'
+            case '*'
+                echo $token
+                return
+        end
+    end
+end
+
+function __tslice_keys
+    set -l input (__tslice_input)
+    test -n "$input"; and test -f "$input"; or return
+    string match -q -- '-*' $input; and set input ./$input
+    command tslice $input --list --json 2>/dev/null | string match -ar '"name": "(?:[^"\\\\]|\\\\.)*"' | string replace -r '^"name": "(.*)"$' '$1'
+end
+
+complete -c tslice -f -a '(__fish_complete_suffix .npy .npz .safetensors)'
+complete -c tslice -s h -l help -d 'print the options and exit'
+complete -c tslice -l version -d 'print the version, the copy kernels and the compiler'
+complete -c tslice -l op -x -a 'strided_slice slice slice1 gather index' -d 'a JSON op spec, or @FILE'
+complete -c tslice -s o -l output -r -F -d 'write the result to PATH'
+complete -c tslice -s k -l key -x -a '(__tslice_keys)' -d 'the array of an .npz or .safetensors INPUT'
+complete -c tslice -l format -x -a 'npy npz safetensors' -d 'the output format'
+complete -c tslice -s s -l shape -d "dry run: print only the result's shape"
+complete -c tslice -l list -d 'print every array of INPUT'
+complete -c tslice -l json -d 'JSON output for --shape and --list'
+complete -c tslice -l explain -d 'dry run: print the resolved plan'
+complete -c tslice -s q -l quiet -d 'no progress line'
+complete -c tslice -l sync -d 'fsync the written file and its directory'
+complete -c tslice -s f -l force -d 'write binary output to a terminal'
+complete -c tslice -s t -l threads -x -d 'worker threads for large copies'

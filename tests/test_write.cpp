@@ -1,0 +1,223 @@
+// The write stage: numpy's bytes, whole files only, a source's own bytes, released pages.
+
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "npy_fixture.hpp"
+#include "tslice/error.hpp"
+#include "tslice/npy.hpp"
+#include "tslice/write.hpp"
+
+using namespace tslice;
+using namespace tslice_test;
+
+TEST_CASE("write_npy writes numpy's bytes and only whole files") {
+    TempDir dir;
+    const DType i4 = parse_dtype_descr("'<i4'");
+    const std::string target = (dir.path / "out.npy").string();
+
+    SUBCASE("the content is the header and the filled chunks") {
+        write_npy(target, i4, {3, 4}, fill_counting);
+        const std::string written = read_file(target);
+        std::string expected = make_npy_header(i4, {3, 4});
+        std::string data(48, '\0');
+        fill_counting(reinterpret_cast<std::byte*>(data.data()), 0, 12);
+        CHECK(written == expected + data);
+        CHECK(dir.entries() == std::vector<std::string>{"out.npy"});
+        struct stat info {};
+        REQUIRE(::stat(target.c_str(), &info) == 0);
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        CHECK((info.st_mode & 07777) == (0666 & ~mask));
+    }
+    SUBCASE("large outputs are produced in bounded chunks") {
+        std::int64_t next = 0, largest = 0;
+        const std::int64_t total = 3'000'000;  // 12 MB of <i4
+        write_npy(target, i4, {total}, [&](std::byte* dst, std::int64_t first, std::int64_t count) {
+            CHECK(first == next);
+            CHECK(count >= 1);
+            next = first + count;
+            largest = std::max(largest, count);
+            fill_counting(dst, first, count);
+        });
+        CHECK(next == total);
+        CHECK(largest * 4 <= (4 << 20));
+        const NpyArray array = NpyArray::open(target);
+        const auto* data = reinterpret_cast<const unsigned char*>(array.data());
+        CHECK(data[4 * 2999999] == (2999999 & 0xFF));
+    }
+    SUBCASE("an element larger than a chunk is written one at a time") {
+        const DType huge = parse_dtype_descr("'|V5000000'");
+        int calls = 0;
+        write_npy(target, huge, {3}, [&](std::byte* dst, std::int64_t, std::int64_t count) {
+            CHECK(count == 1);
+            std::memset(dst, 'a' + calls++, 5000000);
+        });
+        CHECK(calls == 3);
+        CHECK(fs::file_size(target) == 128 + 15000000);
+    }
+    SUBCASE("an empty array and a 0-d array") {
+        write_npy(target, i4, {0, 5}, [](std::byte*, std::int64_t, std::int64_t) { FAIL("no data to fill"); });
+        CHECK(read_file(target) == make_npy_header(i4, {0, 5}));
+        write_npy(target, i4, {}, fill_counting);
+        CHECK(read_file(target).size() == 128 + 4);
+    }
+    SUBCASE("a failing fill leaves no file behind") {
+        const auto failing = [](std::byte* dst, std::int64_t first, std::int64_t count) {
+            if (first > 0) throw Error(ErrorKind::Usage, "the copy failed");
+            fill_counting(dst, first, count);
+        };
+        CHECK_THROWS_WITH(write_npy(target, i4, {5'000'000}, failing), "the copy failed");
+        CHECK(dir.entries().empty());
+    }
+    SUBCASE("a failing fill leaves an existing target byte for byte") {
+        write_file(target, "precious bytes");
+        ::chmod(target.c_str(), 0640);
+        CHECK_THROWS_AS(write_npy(target, i4, {5'000'000},
+                                  [](std::byte*, std::int64_t first, std::int64_t) {
+                                      if (first > 0) throw std::runtime_error("boom");
+                                  }),
+                        std::runtime_error);
+        CHECK(read_file(target) == "precious bytes");
+        CHECK(dir.entries() == std::vector<std::string>{"out.npy"});
+    }
+    SUBCASE("replacing a file keeps its mode") {
+        write_file(target, "old");
+        ::chmod(target.c_str(), 0640);
+        write_npy(target, i4, {2}, fill_counting);
+        struct stat info {};
+        REQUIRE(::stat(target.c_str(), &info) == 0);
+        CHECK((info.st_mode & 07777) == 0640);
+        CHECK(NpyArray::open(target).header().shape == std::vector<std::int64_t>{2});
+    }
+    SUBCASE("writing through a symbolic link replaces the file it points to") {
+        const fs::path real = dir.path / "real.npy";
+        write_file(real, "old");
+        fs::create_symlink("real.npy", dir.path / "link.npy");
+        write_npy((dir.path / "link.npy").string(), i4, {2}, fill_counting);
+        CHECK(fs::is_symlink(dir.path / "link.npy"));
+        CHECK(read_file(real).size() == 128 + 8);
+    }
+    SUBCASE("a directory, a missing directory, an empty path") {
+        CHECK(error_message([&] { write_npy(dir.path.string(), i4, {2}, fill_counting); }) ==
+              "cannot write '" + dir.path.string() + "': it is a directory");
+        const std::string nowhere = (dir.path / "no" / "such" / "out.npy").string();
+        CHECK(error_message([&] { write_npy(nowhere, i4, {2}, fill_counting); }) ==
+              "cannot write '" + nowhere + "': No such file or directory");
+        CHECK(error_message([&] { write_npy("", i4, {2}, fill_counting); }).find("the output path is empty") != std::string::npos);
+        CHECK(dir.entries().empty());
+    }
+    SUBCASE("a full device reports the error") {
+        if (fs::exists("/dev/full")) {
+            CHECK(error_message([&] { write_npy("/dev/full", i4, {2}, fill_counting); }) ==
+                  "cannot write '/dev/full': No space left on device");
+        }
+    }
+    SUBCASE("remove_pending_temporary removes the file being written") {
+        bool checked = false;
+        CHECK_THROWS_AS(write_npy(target, i4, {3'000'000},
+                                  [&](std::byte* dst, std::int64_t first, std::int64_t count) {
+                                      fill_counting(dst, first, count);
+                                      if (first == 0) {
+                                          CHECK(dir.entries().size() == 1);  // the temporary
+                                          remove_pending_temporary();
+                                          CHECK(dir.entries().empty());
+                                          checked = true;
+                                      }
+                                  }),
+                        Error);
+        CHECK(checked);
+        CHECK(dir.entries().empty());
+        remove_pending_temporary();  // nothing pending: must do nothing
+    }
+    SUBCASE("bad shapes are refused before anything is written") {
+        CHECK(error_message([&] { write_npy(target, i4, {-1}, fill_counting); }).find("negative dimension") != std::string::npos);
+        CHECK(error_message([&] { write_npy(target, i4, {1LL << 62}, fill_counting); }).find("byte size overflows") != std::string::npos);
+        CHECK(dir.entries().empty());
+    }
+}
+
+
+TEST_CASE("write_npy writes a source's own bytes, and release keeps the data readable") {
+    const auto dir = std::filesystem::temp_directory_path() / ("tslice-release-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    DType i4;
+    i4.descr = "'<i4'";
+    i4.type_string = "<i4";
+    i4.kind = 'i';
+    i4.byte_order = '<';
+    i4.itemsize = 4;
+    // A source that hands out its own bytes: nothing is copied into the scratch buffer.
+    std::vector<std::int32_t> values(3'000'000);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::int32_t>(i * 3);
+    const std::string path = (dir / "direct.npy").string();
+    write_npy(path, i4, {static_cast<std::int64_t>(values.size())},
+              ChunkSource([&](std::int64_t first, std::int64_t, std::byte*) {
+                  return reinterpret_cast<const std::byte*>(values.data() + first);
+              }));
+    const NpyArray array = NpyArray::open(path);
+    REQUIRE(array.header().shape == std::vector<std::int64_t>{3'000'000});
+    CHECK(std::memcmp(array.data(), values.data(), values.size() * 4) == 0);
+    // Released pages come back from the file when read again.
+    array.release(0, 12'000'000);
+    array.release(5, 9);
+    CHECK(std::memcmp(array.data(), values.data(), values.size() * 4) == 0);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("write_view: a view's elements in C order, byte-swapped when asked, with progress and released pages") {
+    TempDir dir;
+    const std::int64_t n = 600000;  // 2.4 MB: several chunks, copied over two threads
+    std::vector<std::uint32_t> data(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) data[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(i * 2654435761u);
+    View reversed = View::contiguous({n}, 4);
+    reversed.byte_offset = (n - 1) * 4;
+    reversed.byte_strides = {-4};
+
+    std::vector<std::pair<std::int64_t, std::int64_t>> released;
+    std::int64_t progress = 0;
+    WriteOptions options;
+    options.threads = 2;
+    options.swap_bytes = true;
+    options.progress = [&](std::int64_t bytes) {
+        CHECK(bytes > progress);
+        progress = bytes;
+    };
+    const fs::path path = dir.path / "out.bin";
+    write_view(path.string(), OutputFraming{"HEAD", 0, {}}, reinterpret_cast<const std::byte*>(data.data()), reversed,
+               [&](std::int64_t begin, std::int64_t end) { released.emplace_back(begin, end); }, options);
+
+    const std::string bytes = read_file(path);
+    REQUIRE(bytes.size() == 4 + static_cast<std::size_t>(n) * 4);
+    CHECK(bytes.substr(0, 4) == "HEAD");
+    bool all_equal = true;
+    for (std::int64_t i = 0; i < n && all_equal; ++i) {
+        const std::uint32_t expected = __builtin_bswap32(data[static_cast<std::size_t>(n - 1 - i)]);
+        std::uint32_t got;
+        std::memcpy(&got, bytes.data() + 4 + 4 * i, 4);
+        all_equal = got == expected;
+    }
+    CHECK(all_equal);
+    CHECK(progress == n * 4);
+    // Pages are given back as the copy moves on, and only pages of the input.
+    CHECK_FALSE(released.empty());
+    for (const auto& [begin, end] : released) {
+        CHECK(begin >= 0);
+        CHECK(end <= n * 4);
+    }
+}

@@ -29,6 +29,7 @@
 #include "tslice/ops.hpp"
 #include "tslice/parallel.hpp"
 #include "tslice/print.hpp"
+#include "tslice/slice.hpp"
 #include "tslice/source.hpp"
 #include "tslice/steps.hpp"
 #include "tslice/write.hpp"
@@ -98,23 +99,21 @@ void setup_options(CLI::App& app, Options& options) {
 // A progress line on a terminal's stderr, for copies that take more than about a second.
 class Progress {
 public:
-    Progress(bool enabled, std::int64_t total_bytes)
-        : enabled_(enabled && total_bytes > 0 && ::isatty(STDERR_FILENO)), total_(total_bytes),
-          start_(Clock::now()), last_(start_) {}
+    explicit Progress(bool enabled) : enabled_(enabled && ::isatty(STDERR_FILENO)), start_(Clock::now()), last_(start_) {}
     Progress(const Progress&) = delete;
     Progress& operator=(const Progress&) = delete;
     ~Progress() {
         if (shown_) std::fprintf(stderr, "\r%*s\r", 60, "");  // leave the terminal as it was
     }
 
-    void update(std::int64_t done_bytes) {
-        if (!enabled_) return;
+    void update(std::int64_t done_bytes, std::int64_t total_bytes) {
+        if (!enabled_ || total_bytes <= 0) return;
         const auto now = Clock::now();
         if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(200)) return;
         last_ = now;
         shown_ = true;
-        std::fprintf(stderr, "\rtslice: %3d%% (%s of %s)", static_cast<int>(100 * done_bytes / total_),
-                     human(done_bytes).c_str(), human(total_).c_str());
+        std::fprintf(stderr, "\rtslice: %3d%% (%s of %s)", static_cast<int>(100 * done_bytes / total_bytes),
+                     human(done_bytes).c_str(), human(total_bytes).c_str());
         std::fflush(stderr);
     }
 
@@ -131,7 +130,6 @@ private:
     }
 
     bool enabled_;
-    std::int64_t total_;
     Clock::time_point start_, last_;
     bool shown_ = false;
 };
@@ -159,50 +157,6 @@ auto open_input(const std::string& path, Open open) {
     }
 }
 
-enum class OutputFormat { Npy, Npz, Safetensors };
-
-// --format, else -o's extension; standard output and any other name get a .npy.
-OutputFormat output_format(const Options& options) {
-    const std::string format = options.format.value_or("");
-    const auto ends_with = [&](const std::string& suffix) {
-        return options.output && options.output->size() > suffix.size() &&
-               options.output->compare(options.output->size() - suffix.size(), suffix.size(), suffix) == 0;
-    };
-    if (format == "npz" || (format.empty() && ends_with(".npz"))) return OutputFormat::Npz;
-    if (format == "safetensors" || (format.empty() && ends_with(".safetensors"))) return OutputFormat::Safetensors;
-    return OutputFormat::Npy;
-}
-
-// The bytes around the result in the chosen format, after checking the format can hold its
-// type. `name` is the array's name in a container (the key, or arr_0).
-tslice::OutputFraming output_framing(OutputFormat format, const tslice::ElementType& type,
-                                     const std::vector<std::int64_t>& shape, const std::string& name) {
-    std::uint64_t data_bytes = type.itemsize();
-    for (const auto dim : shape) data_bytes *= static_cast<std::uint64_t>(dim);  // checked by the planner
-    if (format == OutputFormat::Safetensors) {
-        const std::optional<std::string> dtype = tslice::safetensors_name(type);
-        if (!dtype)
-            throw tslice::Error(tslice::ErrorKind::Usage,
-                                "safetensors has no dtype for " + type.name() +
-                                    " (it holds booleans, integers and floats: BOOL, U8-U64, I8-I64, F16, BF16, F32, "
-                                    "F64, F8_E4M3, F8_E5M2); write a .npy or .npz instead");
-        return {tslice::safetensors_prefix(name, *dtype, shape, data_bytes), 0, {}};
-    }
-    if (!type.safetensors_only.empty())
-        throw tslice::Error(tslice::ErrorKind::Usage,
-                            "numpy has no dtype for " + type.name() + ", so it cannot be written to a " +
-                                (format == OutputFormat::Npz ? ".npz" : ".npy") +
-                                "; write it with --format safetensors (or -o NAME.safetensors)");
-    const std::string header = tslice::make_npy_header(type.dtype, shape);
-    if (format == OutputFormat::Npy) return {header, 0, {}};
-    const std::string member = name + ".npy";
-    const std::uint64_t member_size = header.size() + data_bytes;
-    const std::string prefix = tslice::npz_prefix(member, member_size);
-    return {prefix + header, prefix.size(), [member, member_size](std::uint32_t crc) {
-                return tslice::npz_suffix(member, member_size, crc);
-            }};
-}
-
 int run(const Options& options) {
     if (const std::string warning = tslice::kernel_set_warning(); !warning.empty())
         std::cerr << "tslice: warning: " << warning << "\n";
@@ -219,6 +173,26 @@ int run(const Options& options) {
     if (options.expression) expr = tslice::parse_index_expr(*options.expression);
 
     const bool headers_only = options.list || options.shape_only || options.explain;
+    if (options.output && !headers_only) {
+        // Binary bytes on a terminal garble it and help nobody (gzip and zstd refuse too).
+        if ((*options.output == "-" || *options.output == "/dev/stdout") && !options.force && ::isatty(STDOUT_FILENO))
+            throw tslice::Error(tslice::ErrorKind::Usage,
+                                "standard output is a terminal: tslice does not write binary data to it; redirect "
+                                "it (-o - > FILE, or | ...), or use --force");
+        tslice::SliceRequest request;
+        request.input = options.input;
+        request.key = options.key;
+        request.ops = std::move(ops);
+        request.expr = std::move(expr);
+        request.output = *options.output;
+        request.format = tslice::output_format_for(*options.output, options.format);
+        request.write.sync = options.sync;
+        request.write.threads = options.threads;
+        Progress progress(!options.quiet);
+        request.write.progress = [&](std::int64_t written, std::int64_t total) { progress.update(written, total); };
+        tslice::slice_file(request);
+        return 0;
+    }
     const tslice::InputBytes input =
         open_input(options.input, [&](const std::string& path) { return tslice::InputBytes::open(path, headers_only); });
     const std::vector<tslice::ArrayInFile> arrays = open_input(options.input, [&](const std::string&) {
@@ -249,39 +223,14 @@ int run(const Options& options) {
         return 0;
     }
 
-    const OutputFormat format = output_format(options);
-    const std::string name = array.name && options.key ? *array.name : "arr_0";
-    std::optional<tslice::OutputFraming> framing;
-    if (options.output) framing = output_framing(format, array.type, pipeline.output_shape(), name);
-    // Binary bytes on a terminal garble it and help nobody (gzip and zstd refuse too).
-    if (options.output && (*options.output == "-" || *options.output == "/dev/stdout") && !options.force &&
-        ::isatty(STDOUT_FILENO))
-        throw tslice::Error(tslice::ErrorKind::Usage,
-                            "standard output is a terminal: tslice does not write binary data to it; redirect it "
-                            "(-o - > FILE, or | ...), or use --force");
-
     const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
     const tslice::ArrayData data =
         open_input(options.input, [&](const std::string&) { return tslice::ArrayData::open(input, array, what); });
     const tslice::Result result = tslice::apply_pipeline(pipeline, data.data(), data.view());
-
-    if (!options.output) {
-        if (array.type.safetensors_only.empty())
-            write_stdout(tslice::format_array(result.data, result.view, array.type.dtype) + "\n");
-        else
-            write_stdout(tslice::format_narrow_float_array(result.data, result.view, array.type) + "\n");
-        return 0;
-    }
-    Progress progress(!options.quiet, result.view.element_count() * static_cast<std::int64_t>(result.view.itemsize));
-    tslice::WriteOptions write_options;
-    write_options.sync = options.sync;
-    write_options.threads = options.threads;
-    write_options.swap_bytes =
-        format == OutputFormat::Safetensors && array.type.dtype.byte_order == '>' && array.type.itemsize() > 1;
-    write_options.progress = [&](std::int64_t bytes) { progress.update(bytes); };
-    tslice::ReleaseInput release;
-    if (result.data == data.data()) release = [&](std::int64_t begin, std::int64_t end) { data.release(begin, end); };
-    tslice::write_view(*options.output, *framing, result.data, result.view, release, write_options);
+    if (array.type.safetensors_only.empty())
+        write_stdout(tslice::format_array(result.data, result.view, array.type.dtype) + "\n");
+    else
+        write_stdout(tslice::format_narrow_float_array(result.data, result.view, array.type) + "\n");
     return 0;
 }
 

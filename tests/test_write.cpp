@@ -194,8 +194,9 @@ TEST_CASE("write_view: a view's elements in C order, byte-swapped when asked, wi
     WriteOptions options;
     options.threads = 2;
     options.swap_bytes = true;
-    options.progress = [&](std::int64_t bytes) {
+    options.progress = [&](std::int64_t bytes, std::int64_t total) {
         CHECK(bytes > progress);
+        CHECK(total == n * 4);
         progress = bytes;
     };
     const fs::path path = dir.path / "out.bin";

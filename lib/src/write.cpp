@@ -278,7 +278,7 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
                         }
                     }
                     if (options.swap_bytes) swap_elements(scratch, count, view.itemsize);
-                    if (options.progress) options.progress((first + count) * itemsize);
+                    if (options.progress) options.progress((first + count) * itemsize, view.element_count() * itemsize);
                     return bytes;
                 }),
                 options);

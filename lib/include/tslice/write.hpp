@@ -46,8 +46,8 @@ struct WriteOptions {
     unsigned threads = 1;
     // write_view: reverse each element's bytes (a big-endian input into a little-endian format).
     bool swap_bytes = false;
-    // write_view: told the bytes written so far after each chunk (a progress line).
-    std::function<void(std::int64_t bytes_written)> progress;
+    // write_view: told the bytes written so far, and of how many, after each chunk (a progress line).
+    std::function<void(std::int64_t bytes_written, std::int64_t bytes_total)> progress;
 };
 
 // Writes `shape` elements of `itemsize` bytes from `source`, framed.

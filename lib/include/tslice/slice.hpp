@@ -1,0 +1,48 @@
+// One call from a file to a file: what `tslice INPUT [EXPR] -o OUTPUT` does, for programs.
+//
+//   tslice::SliceRequest request;
+//   request.input = "in.npy";
+//   request.expr = tslice::parse_index_expr("[1:, ..., ::-1]");
+//   request.output = "out.npy";
+//   tslice::slice_file(request);
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tslice/container.hpp"
+#include "tslice/expr.hpp"
+#include "tslice/ops.hpp"
+#include "tslice/write.hpp"
+
+namespace tslice {
+
+enum class OutputFormat { Npy, Npz, Safetensors };
+
+// `format` ("npy", "npz", "safetensors") when given, else the extension of `path` (.npz,
+// .safetensors); anything else, standard output included, is a .npy.
+OutputFormat output_format_for(const std::string& path, const std::optional<std::string>& format);
+
+// The bytes around an array of `type` and `shape` in `format`; `name` is its name inside a
+// container (an .npz member without ".npy", a safetensors tensor). Error(Usage) when the format
+// cannot hold the type (a complex array into safetensors, bfloat16 into .npy).
+OutputFraming output_framing(OutputFormat format, const ElementType& type, const std::vector<std::int64_t>& shape,
+                             const std::string& name);
+
+struct SliceRequest {
+    std::string input;               // a path, or "-" for standard input
+    std::optional<std::string> key;  // the array of an .npz or .safetensors input holding several
+    std::vector<OpSpec> ops;         // run first, left to right
+    std::optional<IndexExpr> expr;   // then the expression
+    std::string output;              // a path, or "-" for standard output
+    std::optional<OutputFormat> format;  // default: output_format_for(output, nullopt)
+    WriteOptions write;
+};
+
+// Reads the array, plans the ops and the expression, and writes the result: a stage at a
+// time, the copy in bounded chunks, to a temporary renamed into place. Errors are tslice::Error
+// and name the file they are about.
+void slice_file(const SliceRequest& request);
+
+}  // namespace tslice

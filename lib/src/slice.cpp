@@ -1,0 +1,83 @@
+// The whole run from a file to a file, stage after stage: read, parse (done by the caller),
+// plan, view, copy and write; and the framing of each output format.
+#include "tslice/slice.hpp"
+
+#include "tslice/error.hpp"
+#include "tslice/npy.hpp"
+#include "tslice/source.hpp"
+#include "tslice/steps.hpp"
+
+namespace tslice {
+
+OutputFormat output_format_for(const std::string& path, const std::optional<std::string>& given) {
+    const std::string format = given.value_or("");
+    const auto ends_with = [&](const std::string& suffix) {
+        return path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    if (format == "npz" || (format.empty() && ends_with(".npz"))) return OutputFormat::Npz;
+    if (format == "safetensors" || (format.empty() && ends_with(".safetensors"))) return OutputFormat::Safetensors;
+    return OutputFormat::Npy;
+}
+
+OutputFraming output_framing(OutputFormat format, const ElementType& type, const std::vector<std::int64_t>& shape,
+                             const std::string& name) {
+    std::uint64_t data_bytes = type.itemsize();
+    for (const auto dim : shape) data_bytes *= static_cast<std::uint64_t>(dim);  // checked by the planner
+    if (format == OutputFormat::Safetensors) {
+        const std::optional<std::string> dtype = safetensors_name(type);
+        if (!dtype)
+            throw Error(ErrorKind::Usage,
+                                "safetensors has no dtype for " + type.name() +
+                                    " (it holds booleans, integers and floats: BOOL, U8-U64, I8-I64, F16, BF16, F32, "
+                                    "F64, F8_E4M3, F8_E5M2); write a .npy or .npz instead");
+        return {safetensors_prefix(name, *dtype, shape, data_bytes), 0, {}};
+    }
+    if (!type.safetensors_only.empty())
+        throw Error(ErrorKind::Usage,
+                            "numpy has no dtype for " + type.name() + ", so it cannot be written to a " +
+                                (format == OutputFormat::Npz ? ".npz" : ".npy") +
+                                "; write it with --format safetensors (or -o NAME.safetensors)");
+    const std::string header = make_npy_header(type.dtype, shape);
+    if (format == OutputFormat::Npy) return {header, 0, {}};
+    const std::string member = name + ".npy";
+    const std::uint64_t member_size = header.size() + data_bytes;
+    const std::string prefix = npz_prefix(member, member_size);
+    return {prefix + header, prefix.size(), [member, member_size](std::uint32_t crc) {
+                return npz_suffix(member, member_size, crc);
+            }};
+}
+
+void slice_file(const SliceRequest& request) {
+    // Errors of the input name it.
+    const auto reading = [&](auto step) -> decltype(step()) {
+        try {
+            return step();
+        } catch (const Error& error) {
+            throw error_about_file(error, request.input);
+        }
+    };
+    const InputBytes input = reading([&] { return InputBytes::open(request.input); });
+    const std::vector<ArrayInFile> arrays =
+        reading([&] { return list_arrays(input.data(), input.size(), input.complete()); });
+    const ArrayInFile& array = reading([&]() -> const ArrayInFile& { return select_array(arrays, request.key); });
+    std::vector<OpSpec> ops = request.ops;
+    read_indices_files(ops);
+    const Pipeline pipeline = plan_pipeline(array.shape, ops, request.expr);
+
+    const OutputFormat format = request.format.value_or(output_format_for(request.output, std::nullopt));
+    const std::string name = array.name && request.key ? *array.name : "arr_0";
+    const OutputFraming framing = output_framing(format, array.type, pipeline.output_shape(), name);
+
+    const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
+    const ArrayData data = reading([&] { return ArrayData::open(input, array, what); });
+    const Result result = apply_pipeline(pipeline, data.data(), data.view());
+    WriteOptions options = request.write;
+    // safetensors is little-endian; a big-endian .npy's elements are turned around.
+    options.swap_bytes = format == OutputFormat::Safetensors && array.type.dtype.byte_order == '>' &&
+                         array.type.itemsize() > 1;
+    ReleaseInput release;
+    if (result.data == data.data()) release = [&](std::int64_t begin, std::int64_t end) { data.release(begin, end); };
+    write_view(request.output, framing, result.data, result.view, release, options);
+}
+
+}  // namespace tslice

@@ -84,7 +84,8 @@ void setup_options(CLI::App& app, Options& options) {
     list->excludes(shape)->excludes(output);
     app.add_flag("--json", options.json,
                  "with --shape: print {\"shape\": [...], \"dtype\": \"...\"}; with --list: a JSON array of "
-                 "{\"name\", \"dtype\", \"shape\"}");
+                 "{\"name\", \"dtype\", \"shape\"}; with --explain: the report as one JSON object (with the "
+                 "result's nbytes and fields)");
     app.add_flag("--explain", options.explain,
                  "dry run: print the resolved plan, and for EXPR the equivalent strided_slice and ONNX slice specs");
     app.add_flag("-q,--quiet", options.quiet, "no progress line on stderr for long copies");
@@ -136,9 +137,9 @@ private:
 
 std::string shape_report(const std::vector<std::int64_t>& shape, const tslice::ElementType& type, bool json) {
     if (!json) return tslice::format_shape(shape) + "\n";
-    std::string dims;
-    for (std::size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
-    return "{\"shape\": [" + dims + "], \"dtype\": " + nlohmann::json(type.name()).dump() + "}\n";
+    tslice::DType shown = type.dtype;
+    if (!type.safetensors_only.empty()) shown.descr = shown.type_string = type.safetensors_only;
+    return tslice::shape_json(shape, shown) + "\n";
 }
 
 void write_stdout(const std::string& text) {
@@ -160,8 +161,12 @@ auto open_input(const std::string& path, Open open) {
 int run(const Options& options) {
     if (const std::string warning = tslice::kernel_set_warning(); !warning.empty())
         std::cerr << "tslice: warning: " << warning << "\n";
-    if (options.json && !options.shape_only && !options.list)
-        throw tslice::Error(tslice::ErrorKind::Usage, "--json needs --shape or --list");
+    if (options.json && !options.shape_only && !options.list && !options.explain)
+        throw tslice::Error(tslice::ErrorKind::Usage, "--json needs --shape, --list or --explain");
+    if (options.shape_only && options.explain)
+        throw tslice::Error(tslice::ErrorKind::Usage,
+                            "--shape and --explain are two dry runs; give one (--explain's report includes the "
+                            "result's shape)");
     if (options.list && (options.explain || options.expression || options.op))
         throw tslice::Error(tslice::ErrorKind::Usage,
                             "--list prints the arrays of INPUT; it takes no EXPR, --op or --explain");
@@ -216,7 +221,9 @@ int run(const Options& options) {
         if (options.explain) {
             tslice::DType shown = array.type.dtype;
             if (!array.type.safetensors_only.empty()) shown.descr = shown.type_string = array.type.safetensors_only;
-            write_stdout(tslice::explain(pipeline, shown, expr, array.fortran_order));
+            write_stdout((options.json ? tslice::explain_json(pipeline, shown, expr, array.fortran_order)
+                                       : tslice::explain(pipeline, shown, expr, array.fortran_order)) +
+                         (options.json ? "\n" : ""));
         } else {
             write_stdout(shape_report(pipeline.output_shape(), array.type, options.json));
         }

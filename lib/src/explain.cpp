@@ -1,6 +1,8 @@
 #include "tslice/copy.hpp"
 #include "tslice/explain.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <limits>
 
@@ -190,6 +192,125 @@ std::string explain(const Pipeline& pipeline, const DType& dtype, const std::opt
     else
         text += "as ONNX slice: none (ONNX Slice neither inserts nor removes axes)\n";
     return text;
+}
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// JSON as Python's json.dumps writes it by default (", " and ": "), as --list --json does.
+std::string dumps(const Json& value) {
+    if (value.is_array()) {
+        std::string out = "[";
+        for (std::size_t i = 0; i < value.size(); ++i) out += (i ? ", " : "") + dumps(value[i]);
+        return out + "]";
+    }
+    if (value.is_object()) {
+        std::string out = "{";
+        bool first = true;
+        for (const auto& [key, item] : value.items()) {
+            out += (first ? "" : ", ") + Json(key).dump() + ": " + dumps(item);
+            first = false;
+        }
+        return out + "}";
+    }
+    return value.dump();
+}
+
+Json axes_json(const SlicePlan& plan) {
+    Json axes = Json::array();
+    for (const OutputAxis& axis : plan.axes) {
+        if (axis.source_axis < 0) {
+            axes.push_back({{"source", nullptr}, {"kind", "new axis"}, {"length", 1}});
+            continue;
+        }
+        axes.push_back({{"source", axis.source_axis}, {"kind", "slice"}, {"start", axis.start}, {"stop", axis.stop},
+                        {"step", axis.step}, {"length", axis.length}});
+    }
+    return axes;
+}
+
+Json step_json(const Step& step) {
+    Json out = {{"label", step.label}};
+    if (const auto* slice = std::get_if<SlicePlan>(&step.plan)) {
+        out["kind"] = "slice";
+        out["axes"] = axes_json(*slice);
+        Json shrunk = Json::array();
+        for (const auto& axis : slice->shrunk) shrunk.push_back({{"source", axis.source_axis}, {"index", axis.index}});
+        out["shrunk"] = shrunk;
+        return out;
+    }
+    const auto& gather = std::get<GatherPlan>(step.plan);
+    out["kind"] = "gather";
+    Json axes = Json::array();
+    for (const GatherAxis& axis : gather.axes) {
+        Json entry = {{"source", axis.source_axis >= 0 ? Json(axis.source_axis) : Json(nullptr)},
+                      {"kind", kind_name(axis.kind)}};
+        if (axis.source_axis >= 0) {
+            entry["start"] = axis.start;
+            entry["stop"] = axis.stop;
+            entry["step"] = axis.step;
+        }
+        entry["length"] = axis.length;
+        entry["table_axis"] = axis.table_axis >= 0 ? Json(axis.table_axis) : Json(nullptr);
+        axes.push_back(entry);
+    }
+    out["axes"] = axes;
+    if (gather.axis >= 0) {
+        out["axis"] = gather.axis;
+        out["batch_dims"] = gather.batch_dims;
+    }
+    out["table_shape"] = gather.table_shape;
+    Json indices = Json::array();
+    for (const auto& array : gather.indices) indices.push_back({{"shape", array.shape}, {"source", array.source_axis}});
+    out["indices"] = indices;
+    return out;
+}
+
+std::int64_t byte_count(const std::vector<std::int64_t>& shape, std::size_t itemsize) {
+    std::int64_t count = static_cast<std::int64_t>(itemsize);
+    for (const auto dim : shape) count *= dim;  // the planners checked it fits
+    return count;
+}
+
+}  // namespace
+
+std::string dtype_json(const DType& dtype) {
+    if (!dtype.structured) return dumps(Json(dtype.type_string));
+    Json fields = Json::array();
+    for (const auto& field : dtype.fields) {
+        Json entry = {{"name", field.name}, {"offset", field.offset}};
+        entry["dtype"] = Json::parse(dtype_json(*field.type));
+        if (!field.subshape.empty()) entry["shape"] = field.subshape;
+        fields.push_back(entry);
+    }
+    return dumps(Json({{"descr", dtype.descr}, {"itemsize", dtype.itemsize}, {"fields", fields}}));
+}
+
+std::string shape_json(const std::vector<std::int64_t>& shape, const DType& dtype) {
+    return dumps(Json{{"shape", shape}, {"dtype", dtype_text(dtype)}});
+}
+
+std::string explain_json(const Pipeline& pipeline, const DType& dtype, const std::optional<IndexExpr>& expr,
+                         bool fortran_order) {
+    Json out;
+    out["input"] = {{"shape", pipeline.input_shape}, {"dtype", dtype_text(dtype)},
+                    {"fortran_order", fortran_order}};
+    Json steps = Json::array();
+    for (const auto& step : pipeline.steps) steps.push_back(step_json(step));
+    out["steps"] = steps;
+    out["result"] = {{"shape", pipeline.output_shape()}, {"dtype", dtype_text(dtype)},
+                     {"nbytes", byte_count(pipeline.output_shape(), dtype.itemsize)}};
+    if (dtype.structured) out["result"]["fields"] = Json::parse(dtype_json(dtype))["fields"];
+    out["copy"] = copy_description(pipeline, dtype.itemsize, fortran_order);
+    if (expr) {
+        const auto strided = strided_slice_equivalent(*expr);
+        out["strided_slice"] = strided ? Json::parse(to_json(*strided)) : Json(nullptr);
+        const auto* slice_plan = std::get_if<SlicePlan>(&pipeline.steps.back().plan);
+        const auto onnx = slice_plan ? onnx_slice_equivalent(*slice_plan) : std::nullopt;
+        out["onnx_slice"] = onnx ? Json::parse(to_json(*onnx)) : Json(nullptr);
+    }
+    return dumps(out);
 }
 
 }  // namespace tslice

@@ -28,4 +28,18 @@ std::optional<SliceSpec> onnx_slice_equivalent(const SlicePlan& plan);
 std::string explain(const Pipeline& pipeline, const DType& dtype, const std::optional<IndexExpr>& expr,
                     bool fortran_order = false);
 
+// The same report as one JSON object: "input", "steps" (each with its "label", "kind" and
+// "axes"), "result" (its shape, dtype, "nbytes", and a structured dtype's "fields": name,
+// dtype, offset, and shape for a sub-array field), "copy", and for an expression
+// "strided_slice" and "onnx_slice" (the specs, or null where none exists).
+std::string explain_json(const Pipeline& pipeline, const DType& dtype, const std::optional<IndexExpr>& expr,
+                         bool fortran_order = false);
+
+// --shape --json: {"shape": [...], "dtype": "<f4"}, as the command line's contract fixes it
+// (the byte count and a structured dtype's fields are in explain_json's "result").
+std::string shape_json(const std::vector<std::int64_t>& shape, const DType& dtype);
+
+// A dtype as JSON: the type string, or for a structured dtype {"descr", "itemsize", "fields"}.
+std::string dtype_json(const DType& dtype);
+
 }  // namespace tslice

@@ -73,10 +73,11 @@ void setup_options(CLI::App& app, Options& options) {
                    "the array of an .npz or .safetensors INPUT (an .npz member with or without .npy); "
                    "not needed when it holds one")
         ->type_name("NAME");
-    app.add_option("--format", options.format, "the output format: npy, npz or safetensors (default: by -o's extension)")
-        ->check(CLI::IsMember({"npy", "npz", "safetensors"}))
-        ->type_name("F")
-        ->needs(output);
+    app.add_option("--format", options.format,
+                   "the output format: npy, npz or safetensors (with -o), or the values as text, json or csv "
+                   "(to -o, or to standard output); default: by -o's extension")
+        ->check(CLI::IsMember({"npy", "npz", "safetensors", "json", "csv"}))
+        ->type_name("F");
     auto* shape = app.add_flag("-s,--shape", options.shape_only,
                                "dry run: print only the result's shape; reads no array data");
     auto* list = app.add_flag("--list", options.list,
@@ -178,9 +179,17 @@ int run(const Options& options) {
     if (options.expression) expr = tslice::parse_index_expr(*options.expression);
 
     const bool headers_only = options.list || options.shape_only || options.explain;
-    if (options.output && !headers_only) {
+    const bool text_format = options.format == "json" || options.format == "csv";
+    if (options.format && !text_format && !options.output)
+        throw tslice::Error(tslice::ErrorKind::Usage,
+                            "--format " + *options.format + " needs -o PATH (only json and csv go to standard output "
+                            "without it)");
+    if ((options.output || text_format) && !headers_only) {
+        const std::string output = options.output.value_or("-");
+        const tslice::OutputFormat format = tslice::output_format_for(output, options.format);
+        const bool binary = format != tslice::OutputFormat::Json && format != tslice::OutputFormat::Csv;
         // Binary bytes on a terminal garble it and help nobody (gzip and zstd refuse too).
-        if ((*options.output == "-" || *options.output == "/dev/stdout") && !options.force && ::isatty(STDOUT_FILENO))
+        if (binary && (output == "-" || output == "/dev/stdout") && !options.force && ::isatty(STDOUT_FILENO))
             throw tslice::Error(tslice::ErrorKind::Usage,
                                 "standard output is a terminal: tslice does not write binary data to it; redirect "
                                 "it (-o - > FILE, or | ...), or use --force");
@@ -189,8 +198,8 @@ int run(const Options& options) {
         request.key = options.key;
         request.ops = std::move(ops);
         request.expr = std::move(expr);
-        request.output = *options.output;
-        request.format = tslice::output_format_for(*options.output, options.format);
+        request.output = output;
+        request.format = format;
         request.write.sync = options.sync;
         request.write.threads = options.threads;
         Progress progress(!options.quiet);

@@ -7,6 +7,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "tslice/error.hpp"
 
@@ -137,6 +138,39 @@ std::u32string load_code_points(const std::byte* p, const DType& dtype) {
             throw Error(ErrorKind::Input, "a string holds the code point " + std::to_string(c) +
                                               ", which is beyond Unicode's range");
     return text;
+}
+
+namespace {
+
+float bfloat16_value(const std::byte* p) {
+    const std::uint32_t bits = (std::to_integer<std::uint32_t>(p[1]) << 24) | (std::to_integer<std::uint32_t>(p[0]) << 16);
+    float value;
+    std::memcpy(&value, &bits, 4);
+    return value;
+}
+
+// An 8-bit float: 1 sign bit, `exponent_bits`, the rest mantissa. E4M3 is the OCP "FN" type
+// (no infinities; all ones is NaN); E5M2 follows IEEE 754 (infinities and NaNs).
+float float8_value(std::uint8_t bits, bool e4m3) {
+    const int mantissa_bits = e4m3 ? 3 : 2;
+    const int bias = e4m3 ? 7 : 15;
+    const int top = e4m3 ? 15 : 31;
+    const float sign = bits & 0x80 ? -1.0f : 1.0f;
+    const int exponent = (bits >> mantissa_bits) & top;
+    const int mantissa = bits & ((1 << mantissa_bits) - 1);
+    if (e4m3 && exponent == top && mantissa == 7) return std::numeric_limits<float>::quiet_NaN();
+    if (!e4m3 && exponent == top)
+        return mantissa ? std::numeric_limits<float>::quiet_NaN() : sign * std::numeric_limits<float>::infinity();
+    const float fraction = static_cast<float>(mantissa) / static_cast<float>(1 << mantissa_bits);
+    if (exponent == 0) return sign * std::ldexp(fraction, 1 - bias);
+    return sign * std::ldexp(1.0f + fraction, exponent - bias);
+}
+
+}  // namespace
+
+float narrow_float_value(const std::byte* p, const std::string& name) {
+    if (name == "BF16") return bfloat16_value(p);
+    return float8_value(std::to_integer<std::uint8_t>(p[0]), name == "F8_E4M3");
 }
 
 }  // namespace tslice

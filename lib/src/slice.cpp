@@ -14,6 +14,8 @@ OutputFormat output_format_for(const std::string& path, const std::optional<std:
     const auto ends_with = [&](const std::string& suffix) {
         return path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
     };
+    if (format == "json" || (format.empty() && ends_with(".json"))) return OutputFormat::Json;
+    if (format == "csv" || (format.empty() && ends_with(".csv"))) return OutputFormat::Csv;
     if (format == "npz" || (format.empty() && ends_with(".npz"))) return OutputFormat::Npz;
     if (format == "safetensors" || (format.empty() && ends_with(".safetensors"))) return OutputFormat::Safetensors;
     return OutputFormat::Npy;
@@ -65,12 +67,18 @@ void slice_file(const SliceRequest& request) {
     const Pipeline pipeline = plan_pipeline(array.shape, ops, request.expr);
 
     const OutputFormat format = request.format.value_or(output_format_for(request.output, std::nullopt));
+    const bool text = format == OutputFormat::Json || format == OutputFormat::Csv;
     const std::string name = array.name && request.key ? *array.name : "arr_0";
-    const OutputFraming framing = output_framing(format, array.type, pipeline.output_shape(), name);
+    const OutputFraming framing = text ? OutputFraming{} : output_framing(format, array.type, pipeline.output_shape(), name);
 
     const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
     const ArrayData data = reading([&] { return ArrayData::open(input, array, what); });
     const Result result = apply_pipeline(pipeline, data.data(), data.view());
+    if (text) {
+        write_values_as_text(request.output, format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv,
+                             result.data, result.view, array.type, request.write);
+        return;
+    }
     WriteOptions options = request.write;
     // safetensors is little-endian; a big-endian .npy's elements are turned around.
     options.swap_bytes = format == OutputFormat::Safetensors && array.type.dtype.byte_order == '>' &&

@@ -222,6 +222,17 @@ void write_array(const std::string& path, const OutputFraming& framing, std::siz
     output.commit(options.sync);
 }
 
+void write_text(const std::string& path, const TextSource& next, const WriteOptions& options) {
+    OutputFile output(path);
+    std::string piece;
+    for (bool more = true; more;) {
+        piece.clear();
+        more = next(piece);
+        write_all(output.fd(), piece.data(), piece.size(), output.name());
+    }
+    output.commit(options.sync);
+}
+
 namespace {
 
 // Reverses the bytes of each of `count` elements: a big-endian input written little-endian.

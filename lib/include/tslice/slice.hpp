@@ -14,19 +14,21 @@
 #include "tslice/container.hpp"
 #include "tslice/expr.hpp"
 #include "tslice/ops.hpp"
+#include "tslice/text_values.hpp"
 #include "tslice/write.hpp"
 
 namespace tslice {
 
-enum class OutputFormat { Npy, Npz, Safetensors };
+enum class OutputFormat { Npy, Npz, Safetensors, Json, Csv };
 
-// `format` ("npy", "npz", "safetensors") when given, else the extension of `path` (.npz,
-// .safetensors); anything else, standard output included, is a .npy.
+// `format` ("npy", "npz", "safetensors", "json", "csv") when given, else the extension of
+// `path` (.npz, .safetensors, .json, .csv); anything else, standard output included, is a .npy.
 OutputFormat output_format_for(const std::string& path, const std::optional<std::string>& format);
 
 // The bytes around an array of `type` and `shape` in `format`; `name` is its name inside a
 // container (an .npz member without ".npy", a safetensors tensor). Error(Usage) when the format
-// cannot hold the type (a complex array into safetensors, bfloat16 into .npy).
+// cannot hold the type (a complex array into safetensors, bfloat16 into .npy). For the binary
+// formats only (JSON and CSV are text_values.hpp's).
 OutputFraming output_framing(OutputFormat format, const ElementType& type, const std::vector<std::int64_t>& shape,
                              const std::string& name);
 

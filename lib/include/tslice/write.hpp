@@ -61,6 +61,14 @@ void write_npy(const std::string& path, const DType& dtype, const std::vector<st
 void write_npy(const std::string& path, const DType& dtype, const std::vector<std::int64_t>& shape,
                const ChunkFiller& fill);
 
+// Text of a length known only at the end, made piece by piece: `next(out)` appends the next
+// piece to `out` (emptied between calls) and returns false when there is none.
+using TextSource = std::function<bool(std::string& out)>;
+
+// Writes the text as write_array writes arrays: to a temporary renamed into place, or into
+// the descriptor the path names.
+void write_text(const std::string& path, const TextSource& next, const WriteOptions& options = {});
+
 // Gives back the input pages of bytes [begin, end) (offsets from the data a view reads): the
 // copy will not read them again.
 using ReleaseInput = std::function<void(std::int64_t begin, std::int64_t end)>;

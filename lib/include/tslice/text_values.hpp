@@ -1,0 +1,20 @@
+// A result's values as text that other programs read: JSON nested lists (jq, json.loads) or CSV
+// (np.loadtxt(..., delimiter=","), spreadsheets). text_values.cpp says how each dtype is written.
+#pragma once
+
+#include <string>
+
+#include "tslice/container.hpp"
+#include "tslice/view.hpp"
+#include "tslice/write.hpp"
+
+namespace tslice {
+
+enum class TextFormat { Json, Csv };
+
+// Writes the elements `view` selects from `data` to `path` ("-": standard output), in bounded
+// memory. CSV takes 0-, 1- and 2-D results of numbers; anything else is Error(Usage).
+void write_values_as_text(const std::string& path, TextFormat format, const std::byte* data, const View& view,
+                          const ElementType& type, const WriteOptions& options = {});
+
+}  // namespace tslice

@@ -18,7 +18,6 @@ the input from the file or from standard input, and checks:
 
 Half the cases run from a fixed seed, half from a fresh one; both are printed.
 """
-import argparse
 import io
 import json
 import os
@@ -221,17 +220,10 @@ def describe(case):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tslice", required=True)
-    parser.add_argument("--cases", type=int, default=400)
-    parser.add_argument("--seed", type=int)
-    args = parser.parse_args()
-    tslice = os.path.abspath(args.tslice)
-    seeds = [args.seed] if args.seed is not None else [FIXED_SEED, harness.fresh_seed()]
-    print("seeds:", ", ".join(map(str, seeds)), flush=True)
+    tslice, cases, seeds = harness.tslice_cases_seed_args(__doc__, 400, FIXED_SEED)
     failures = 0
     for seed in seeds:
-        for index in range(args.cases // len(seeds)):
+        for index in range(cases // len(seeds)):
             case = make_case(seed, index)
             directory = tempfile.mkdtemp(prefix="tslice-container-")
             try:
@@ -244,7 +236,7 @@ def main():
                 failures += 1
                 if failures <= 10:
                     print(f"FAIL seed {seed} case {index}: {describe(case)}\n    {problem}", flush=True)
-    total = args.cases // len(seeds) * len(seeds)
+    total = cases // len(seeds) * len(seeds)
     print(f"{total - failures} passed, {failures} failed")
     return 1 if failures else 0
 

@@ -62,6 +62,22 @@ def seed_list(fixed, given, fresh_stop=2**31):
     return seeds
 
 
+def tslice_cases_seed_args(doc, cases, fixed_seed):
+    """The arguments most tests take, --tslice PATH [--cases N] [--seed N]: returns (the
+    tslice path, the case count, the seeds to run: --seed's, or `fixed_seed` and a fresh one,
+    printed)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tslice", required=True)
+    parser.add_argument("--cases", type=int, default=cases)
+    parser.add_argument("--seed", type=int)
+    args = parser.parse_args()
+    seeds = [args.seed] if args.seed is not None else [fixed_seed, fresh_seed()]
+    print("seeds:", ", ".join(map(str, seeds)), flush=True)
+    return require_tslice(args.tslice), args.cases, seeds
+
+
 # ---------------------------------------------------------------------------- running
 
 

@@ -7,7 +7,6 @@ Latin-1 text, datetimes as numpy's ISO text, NaT as null, complex as [re, im]).
 Usage: text_differential.py --tslice PATH [--cases N] [--seed N]
 """
 
-import argparse
 import io
 import json
 import math
@@ -178,18 +177,11 @@ def check_case(tslice, rng, directory):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tslice", required=True)
-    parser.add_argument("--cases", type=int, default=400)
-    parser.add_argument("--seed", type=int)
-    args = parser.parse_args()
-    tslice = harness.require_tslice(args.tslice)
-    seeds = [args.seed] if args.seed is not None else [FIXED_SEED, harness.fresh_seed()]
-    print("seeds:", ", ".join(map(str, seeds)), flush=True)
+    tslice, cases, seeds = harness.tslice_cases_seed_args(__doc__, 400, FIXED_SEED)
     tally = harness.Tally()
     shown = 0
     for seed in seeds:
-        for index in range(args.cases // len(seeds)):
+        for index in range(cases // len(seeds)):
             rng = random.Random(seed * 100003 + index)
             with tempfile.TemporaryDirectory(prefix="tslice-text-") as directory:
                 try:

@@ -74,17 +74,17 @@ void slice_file(const SliceRequest& request) {
     const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
     const ArrayData data = reading([&] { return ArrayData::open(input, array, what); });
     const Result result = apply_pipeline(pipeline, data.data(), data.view());
+    ReleaseInput release;
+    if (result.data == data.data()) release = [&](std::int64_t begin, std::int64_t end) { data.release(begin, end); };
     if (text) {
         write_values_as_text(request.output, format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv,
-                             result.data, result.view, array.type, request.write);
+                             result.data, result.view, array.type, release, request.write);
         return;
     }
     WriteOptions options = request.write;
     // safetensors is little-endian; a big-endian .npy's elements are turned around.
     options.swap_bytes = format == OutputFormat::Safetensors && array.type.dtype.byte_order == '>' &&
                          array.type.itemsize() > 1;
-    ReleaseInput release;
-    if (result.data == data.data()) release = [&](std::int64_t begin, std::int64_t end) { data.release(begin, end); };
     write_view(request.output, framing, result.data, result.view, release, options);
 }
 

@@ -21,6 +21,7 @@
 // floats ("nan", "inf", "-inf") and complex numbers ("1+2j"); anything else is a usage error.
 #include "tslice/text_values.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -106,9 +107,65 @@ bool csv_number(const ElementType& type) {
                                  dtype.kind == 'c');
 }
 
+// Text written through a cursor into a string grown ahead of it, so that an element costs no
+// reallocation check of its own.
+class TextOut {
+public:
+    explicit TextOut(std::string& text) : text_(text), used_(text.size()) {}
+    ~TextOut() { text_.resize(used_); }
+
+    // Room for `bytes` more; the cursor to write them at.
+    char* reserve(std::size_t bytes) {
+        if (text_.size() < used_ + bytes) text_.resize(std::max(2 * text_.size(), used_ + bytes + (1 << 16)));
+        return text_.data() + used_;
+    }
+    void commit(const char* end) { used_ = static_cast<std::size_t>(end - text_.data()); }
+
+private:
+    std::string& text_;
+    std::size_t used_;
+};
+
+// A plain float32 or float64 in native order, the common case, without the general dispatch
+// (at most 32 bytes of text).
+template <typename Float>
+char* write_native_float(char* cursor, const std::byte* p, bool json) {
+    Float value;
+    std::memcpy(&value, p, sizeof value);
+    if (!std::isfinite(value)) {
+        std::string text;
+        append_float(text, Real{value, sizeof(Float) == 4 ? FloatKind::Single : FloatKind::Double}, json);
+        return std::copy(text.begin(), text.end(), cursor);
+    }
+    char* end = std::to_chars(cursor, cursor + 30, value).ptr;
+    bool integral = true;
+    for (const char* c = cursor; c != end; ++c) integral = integral && *c != '.' && *c != 'e';
+    if (integral) {
+        *end++ = '.';
+        *end++ = '0';
+    }
+    return end;
+}
+
 class ValueWriter {
 public:
-    ValueWriter(const ElementType& type, bool json) : type_(type), json_(json) {}
+    ValueWriter(const ElementType& type, bool json) : type_(type), json_(json) {
+        const DType& dtype = type.dtype;
+        native_float_ = type.safetensors_only.empty() && !dtype.structured && dtype.kind == 'f' &&
+                                (dtype.itemsize == 4 || dtype.itemsize == 8) && !swapped(dtype.byte_order)
+                            ? static_cast<int>(dtype.itemsize)
+                            : 0;
+    }
+
+    // The element's text at `cursor` (which has room for kFastBytes), or nullptr when the
+    // element needs append() instead.
+    char* write_fast(char* cursor, const std::byte* p) const {
+        if (native_float_ == 4) return write_native_float<float>(cursor, p, json_);
+        if (native_float_ == 8) return write_native_float<double>(cursor, p, json_);
+        return nullptr;
+    }
+    bool fast() const { return native_float_ != 0; }
+    static constexpr std::size_t kFastBytes = 32;
 
     void append(std::string& out, const std::byte* p) const { append_value(out, p, type_.dtype); }
 
@@ -211,6 +268,7 @@ private:
 
     const ElementType& type_;
     bool json_;
+    int native_float_ = 0;  // 4 or 8: append_native_float's case
 };
 
 // "[]" nested as an empty array's shape says: (2, 0) is [[],[]].
@@ -231,7 +289,7 @@ constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 }  // namespace
 
 void write_values_as_text(const std::string& path, TextFormat format, const std::byte* data, const View& view,
-                          const ElementType& type, const WriteOptions& options) {
+                          const ElementType& type, const ReleaseInput& release, const WriteOptions& options) {
     const bool json = format == TextFormat::Json;
     const std::size_t rank = view.rank();
     if (!json) {
@@ -251,6 +309,7 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
     std::vector<std::int64_t> index(rank, 0);
     std::int64_t next = 0;
     bool started = false, finished = false;
+    View::Span unread = view.span_from(0);
 
     write_text(
         path,
@@ -268,7 +327,23 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
             }
             const std::int64_t count = std::min(per_chunk, total - next);
             copy_view(data, view, elements.data(), next, count);
+            if (release && !view.has_table()) {
+                // The input pages the rest of the elements cannot read leave memory.
+                const View::Span still = view.span_from(next + count);
+                release(unread.begin, still.begin);
+                release(still.end, unread.end);
+                unread = still;
+            }
+            {
+            TextOut text(out);
+            std::string element;  // the general path's text of one element
             for (std::int64_t i = 0; i < count; ++i, ++next) {
+                const std::byte* p = elements.data() + static_cast<std::size_t>(i) * itemsize;
+                if (!writer.fast()) {
+                    element.clear();
+                    writer.append(element, p);
+                }
+                char* cursor = text.reserve(2 * rank + 1 + (writer.fast() ? ValueWriter::kFastBytes : element.size()));
                 if (next > 0) {
                     // The axes that rolled over since the previous element close and open again.
                     std::size_t rolled = 0;
@@ -278,14 +353,16 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
                         ++rolled;
                     }
                     if (json) {
-                        out.append(rolled, ']');
-                        out += ',';
-                        out.append(rolled, '[');
+                        cursor = std::fill_n(cursor, rolled, ']');
+                        *cursor++ = ',';
+                        cursor = std::fill_n(cursor, rolled, '[');
                     } else {
-                        out += rank == 2 && rolled == 0 ? ',' : '\n';
+                        *cursor++ = rank == 2 && rolled == 0 ? ',' : '\n';
                     }
                 }
-                writer.append(out, elements.data() + static_cast<std::size_t>(i) * itemsize);
+                cursor = writer.fast() ? writer.write_fast(cursor, p) : std::copy(element.begin(), element.end(), cursor);
+                text.commit(cursor);
+            }
             }
             if (next == total) {
                 if (json) out.append(rank, ']');

@@ -13,8 +13,11 @@ namespace tslice {
 enum class TextFormat { Json, Csv };
 
 // Writes the elements `view` selects from `data` to `path` ("-": standard output), in bounded
-// memory. CSV takes 0-, 1- and 2-D results of numbers; anything else is Error(Usage).
+// memory: with `release` (data mapped from a file), the input pages already read are given
+// back as the text goes out. CSV takes 0-, 1- and 2-D results of numbers; anything else is
+// Error(Usage).
 void write_values_as_text(const std::string& path, TextFormat format, const std::byte* data, const View& view,
-                          const ElementType& type, const WriteOptions& options = {});
+                          const ElementType& type, const ReleaseInput& release = {},
+                          const WriteOptions& options = {});
 
 }  // namespace tslice

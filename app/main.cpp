@@ -15,6 +15,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <thread>
@@ -50,6 +51,9 @@ struct Options {
     bool sync = false;
     bool force = false;
     bool json = false;
+    bool full = false;
+    int precision = 8;
+    std::int64_t linewidth = 75;
     unsigned threads = tslice::default_thread_count();
 };
 
@@ -89,6 +93,13 @@ void setup_options(CLI::App& app, Options& options) {
                  "result's nbytes and fields)");
     app.add_flag("--explain", options.explain,
                  "dry run: print the resolved plan, and for EXPR the equivalent strided_slice and ONNX slice specs");
+    app.add_flag("--full", options.full, "print every value, never summarised with ... (numpy's threshold=sys.maxsize)");
+    app.add_option("--precision", options.precision, "the most digits after a printed float's point (numpy's default: 8)")
+        ->check(CLI::Range(0, 1000))
+        ->type_name("N");
+    app.add_option("--linewidth", options.linewidth, "the characters a printed line may hold (numpy's default: 75)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40))
+        ->type_name("N");
     app.add_flag("-q,--quiet", options.quiet, "no progress line on stderr for long copies");
     app.add_flag("--sync", options.sync,
                  "make a written file durable: fsync it before it is renamed into place, and its directory after");
@@ -243,10 +254,14 @@ int run(const Options& options) {
     const tslice::ArrayData data =
         open_input(options.input, [&](const std::string&) { return tslice::ArrayData::open(input, array, what); });
     const tslice::Result result = tslice::apply_pipeline(pipeline, data.data(), data.view());
+    tslice::PrintOptions print;
+    print.precision = options.precision;
+    print.linewidth = options.linewidth;
+    if (options.full) print.threshold = std::numeric_limits<std::int64_t>::max();
     if (array.type.safetensors_only.empty())
-        write_stdout(tslice::format_array(result.data, result.view, array.type.dtype) + "\n");
+        write_stdout(tslice::format_array(result.data, result.view, array.type.dtype, print) + "\n");
     else
-        write_stdout(tslice::format_narrow_float_array(result.data, result.view, array.type) + "\n");
+        write_stdout(tslice::format_narrow_float_array(result.data, result.view, array.type, print) + "\n");
     return 0;
 }
 

@@ -19,7 +19,7 @@ _tslice_input() {
         word=${COMP_WORDS[i]}
         case $word in
             --) ((i + 1 < COMP_CWORD)) && { printf '%s\n' "${COMP_WORDS[i + 1]}"; return; } ;;
-            --op | -o | --output | -k | --key | --format | -t | --threads) ((i++)) ;;
+            --op | -o | --output | -k | --key | --format | -t | --threads | --precision | --linewidth) ((i++)) ;;
             -*) ;;
             *) printf '%s\n' "$word"; return ;;
         esac
@@ -30,8 +30,8 @@ _tslice() {
     local cur prev
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local options="-h --help --op -o --output -k --key --format -s --shape --list --json --explain -q --quiet
-        --sync -f --force -t --threads --version"
+    local options="-h --help --op -o --output -k --key --format -s --shape --list --json --explain --full
+        --precision --linewidth -q --quiet --sync -f --force -t --threads --version"
     local ops="strided_slice slice slice1 gather index"
 
     case $prev in
@@ -47,11 +47,14 @@ _tslice() {
             return
             ;;
         --format)
-            COMPREPLY=($(compgen -W "npy npz safetensors" -- "$cur"))
+            COMPREPLY=($(compgen -W "npy npz safetensors json csv" -- "$cur"))
             return
             ;;
         -t | --threads)
             COMPREPLY=($(compgen -W "1 2 4 8 16" -- "$cur"))
+            return
+            ;;
+        --precision | --linewidth)
             return
             ;;
         --op)

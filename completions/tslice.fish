@@ -11,7 +11,7 @@ function __tslice_input
             continue
         end
         switch $token
-            case --op -o --output -k --key --format -t --threads
+            case --op -o --output -k --key --format -t --threads --precision --linewidth
                 set skip 1
             case '-*'
             case '*'
@@ -34,11 +34,14 @@ complete -c tslice -l version -d 'print the version, the copy kernels and the co
 complete -c tslice -l op -x -a 'strided_slice slice slice1 gather index' -d 'a JSON op spec, or @FILE'
 complete -c tslice -s o -l output -r -F -d 'write the result to PATH'
 complete -c tslice -s k -l key -x -a '(__tslice_keys)' -d 'the array of an .npz or .safetensors INPUT'
-complete -c tslice -l format -x -a 'npy npz safetensors' -d 'the output format'
+complete -c tslice -l format -x -a 'npy npz safetensors json csv' -d 'the output format'
 complete -c tslice -s s -l shape -d "dry run: print only the result's shape"
 complete -c tslice -l list -d 'print every array of INPUT'
 complete -c tslice -l json -d 'JSON output for --shape and --list'
 complete -c tslice -l explain -d 'dry run: print the resolved plan'
+complete -c tslice -l full -d 'print every value, never summarised'
+complete -c tslice -l precision -x -d "the most digits after a printed float's point"
+complete -c tslice -l linewidth -x -d 'the characters a printed line may hold'
 complete -c tslice -s q -l quiet -d 'no progress line'
 complete -c tslice -l sync -d 'fsync the written file and its directory'
 complete -c tslice -s f -l force -d 'write binary output to a terminal'

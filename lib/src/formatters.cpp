@@ -18,9 +18,6 @@
 namespace tslice {
 namespace {
 
-// numpy's default precision.
-constexpr int kPrecision = 8;
-
 bool is_finite(const Real& x) { return std::isfinite(x.value); }
 
 // max / min computed in the array's own type, as numpy's fillFormat does (so float16 ratios
@@ -45,7 +42,10 @@ std::string pad_left_to(std::string text, std::size_t width) {
 // sign='+' (the imaginary part of a complex number).
 class FloatingFormat {
 public:
-    FloatingFormat(const std::vector<Real>& data, bool plus) : plus_(plus) { fill_format(data); }
+    FloatingFormat(const std::vector<Real>& data, bool plus, int precision)
+        : plus_(plus), option_precision_(precision), precision_(precision) {
+        fill_format(data);
+    }
 
     std::string operator()(const Real& x) const {
         if (!is_finite(x)) {
@@ -56,7 +56,7 @@ public:
         }
         if (exp_format_)
             return pad_whole(dragon4_scientific(x, precision_, precision_, Trim::Keep, plus_, exp_size_));
-        std::string text = dragon4_positional(x, kPrecision, 0, Trim::Zeros, plus_);
+        std::string text = dragon4_positional(x, option_precision_, 0, Trim::Zeros, plus_);
         const std::size_t fraction = text.size() - text.find('.') - 1;
         if (fraction < static_cast<std::size_t>(pad_right_))
             text.append(static_cast<std::size_t>(pad_right_) - fraction, ' ');
@@ -112,7 +112,7 @@ private:
     void fill_exponential(const std::vector<Real>& finite) {
         std::size_t exp_length = 0, fraction_length = 0, whole_length = 0;
         for (const Real& x : finite) {
-            const std::string text = dragon4_scientific(x, kPrecision, -1, Trim::Zeros, plus_, -1);
+            const std::string text = dragon4_scientific(x, option_precision_, -1, Trim::Zeros, plus_, -1);
             const std::size_t e = text.find('e');
             const std::size_t dot = text.find('.');
             exp_length = std::max(exp_length, text.size() - e - 1);
@@ -128,7 +128,7 @@ private:
     void fill_positional(const std::vector<Real>& finite) {
         std::size_t whole_length = 0, fraction_length = 0;
         for (const Real& x : finite) {
-            const std::string text = dragon4_positional(x, kPrecision, -1, Trim::Zeros, plus_);
+            const std::string text = dragon4_positional(x, option_precision_, -1, Trim::Zeros, plus_);
             const std::size_t dot = text.find('.');
             whole_length = std::max(whole_length, dot);
             fraction_length = std::max(fraction_length, text.size() - dot - 1);
@@ -139,7 +139,8 @@ private:
 
     bool plus_;
     bool exp_format_ = false;
-    int precision_ = kPrecision;
+    int option_precision_;  // set_printoptions(precision=)
+    int precision_;         // the digits after the point in exponent format
     int pad_left_ = 0;
     int pad_right_ = 0;
     int exp_size_ = -1;
@@ -234,9 +235,9 @@ struct RealReader {
 
 class FloatFormat final : public Formatter {
 public:
-    FloatFormat(const DType& dtype, const Pointers& data)
+    FloatFormat(const DType& dtype, const Pointers& data, int precision)
         : read_{float_kind(dtype, dtype.itemsize), swapped(dtype.byte_order), dtype.itemsize},
-          format_(read_all(data), false) {}
+          format_(read_all(data), false, precision) {}
     std::string operator()(const std::byte* element) const override { return format_(read_(element)); }
 
 private:
@@ -264,10 +265,10 @@ std::vector<Real> read_parts(const RealReader& read, const Pointers& data, std::
 
 class ComplexFloatingFormat final : public Formatter {
 public:
-    ComplexFloatingFormat(const DType& dtype, const Pointers& data)
+    ComplexFloatingFormat(const DType& dtype, const Pointers& data, int precision)
         : read_(complex_part_reader(dtype)),
-          real_(read_parts(read_, data, 0), false),
-          imag_(read_parts(read_, data, read_.size), true) {}
+          real_(read_parts(read_, data, 0), false, precision),
+          imag_(read_parts(read_, data, read_.size), true, precision) {}
     std::string operator()(const std::byte* element) const override {
         const std::string r = real_(read_(element));
         std::string i = imag_(read_(element + read_.size));
@@ -383,10 +384,10 @@ bool is_padding(const DType::Field& field) {
 // formatter built from that field's values over all shown elements.
 class StructuredVoidFormat final : public Formatter {
 public:
-    StructuredVoidFormat(const DType& dtype, const Pointers& data, bool zero_d) {
+    StructuredVoidFormat(const DType& dtype, const Pointers& data, bool zero_d, int precision) {
         for (const DType::Field& field : dtype.fields) {
             if (is_padding(field)) continue;
-            fields_.push_back({field.offset, field_formatter(field, data, zero_d)});
+            fields_.push_back({field.offset, field_formatter(field, data, zero_d, precision)});
         }
     }
     std::string operator()(const std::byte* element) const override {
@@ -399,19 +400,19 @@ public:
     }
 
 private:
-    static FormatterPtr field_formatter(const DType::Field& field, const Pointers& data, bool zero_d) {
+    static FormatterPtr field_formatter(const DType::Field& field, const Pointers& data, bool zero_d, int precision) {
         const DType& type = *field.type;
         Pointers values;
         if (field.subshape.empty()) {
             values.reserve(data.size());
             for (const std::byte* p : data) values.push_back(p + field.offset);
-            return make_formatter(type, values, zero_d);
+            return make_formatter(type, values, zero_d, precision);
         }
         const std::int64_t count = element_count(field.subshape);
         for (const std::byte* p : data)
             for (std::int64_t k = 0; k < count; ++k)
                 values.push_back(p + field.offset + k * static_cast<std::int64_t>(type.itemsize));
-        return std::make_unique<SubArrayFormat>(make_formatter(type, values, false), field.subshape,
+        return std::make_unique<SubArrayFormat>(make_formatter(type, values, false, precision), field.subshape,
                                                 type.itemsize);
     }
 
@@ -443,15 +444,15 @@ void check_itemsize(const DType& dtype) {
 }  // namespace
 
 // numpy's _get_format_function.
-FormatterPtr make_formatter(const DType& dtype, const Pointers& data, bool zero_d) {
-    if (dtype.structured) return std::make_unique<StructuredVoidFormat>(dtype, data, zero_d);
+FormatterPtr make_formatter(const DType& dtype, const Pointers& data, bool zero_d, int precision) {
+    if (dtype.structured) return std::make_unique<StructuredVoidFormat>(dtype, data, zero_d, precision);
     check_itemsize(dtype);
     switch (dtype.kind) {
         case 'b': return std::make_unique<BoolFormat>(zero_d);
         case 'i':
         case 'u': return std::make_unique<IntegerFormat>(dtype, data);
-        case 'f': return std::make_unique<FloatFormat>(dtype, data);
-        case 'c': return std::make_unique<ComplexFloatingFormat>(dtype, data);
+        case 'f': return std::make_unique<FloatFormat>(dtype, data, precision);
+        case 'c': return std::make_unique<ComplexFloatingFormat>(dtype, data, precision);
         case 'S':
         case 'U': return std::make_unique<ReprFormat>(dtype);
         case 'V': return std::make_unique<VoidFormat>(dtype.itemsize);
@@ -461,8 +462,8 @@ FormatterPtr make_formatter(const DType& dtype, const Pointers& data, bool zero_
     }
 }
 
-std::string scalar_text(const std::byte* p, const DType& dtype) {
-    if (dtype.structured) return (*make_formatter(dtype, {p}, true))(p);
+std::string scalar_text(const std::byte* p, const DType& dtype, int precision) {
+    if (dtype.structured) return (*make_formatter(dtype, {p}, true, precision))(p);
     check_itemsize(dtype);
     switch (dtype.kind) {
         case 'b': return std::to_integer<int>(*p) != 0 ? "True" : "False";

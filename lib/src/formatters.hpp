@@ -23,10 +23,12 @@ public:
 using FormatterPtr = std::unique_ptr<Formatter>;
 
 // numpy's _get_format_function for `data`, the shown elements. `zero_d` says the data is a
-// 0-d array's (only a structured 0-d array's fields are formatted this way).
-FormatterPtr make_formatter(const DType& dtype, const Pointers& data, bool zero_d);
+// 0-d array's (only a structured 0-d array's fields are formatted this way); `precision` is
+// set_printoptions' (the most digits after the point of a float).
+FormatterPtr make_formatter(const DType& dtype, const Pointers& data, bool zero_d, int precision);
 
-// str() of a 0-d array: the str of its scalar.
-std::string scalar_text(const std::byte* p, const DType& dtype);
+// str() of a 0-d array: the str of its scalar (whose floats print all their digits; only a
+// structured scalar's fields follow `precision`).
+std::string scalar_text(const std::byte* p, const DType& dtype, int precision);
 
 }  // namespace tslice

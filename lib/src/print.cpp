@@ -12,11 +12,6 @@
 namespace tslice {
 namespace {
 
-// numpy's default print options.
-constexpr std::int64_t kLineWidth = 75;
-constexpr std::int64_t kThreshold = 1000;
-constexpr std::int64_t kEdgeItems = 3;
-
 // Python measures lines in code points; the texts are UTF-8.
 std::int64_t text_width(const std::string& text) {
     std::int64_t width = 0;
@@ -38,13 +33,13 @@ class Layout {
 public:
     // `words` holds the shown elements' texts in C order over the shown indices.
     Layout(std::vector<std::int64_t> shape, std::vector<std::int64_t> shown, bool summarise,
-           const std::vector<std::string>& words)
-        : shape_(std::move(shape)), shown_(std::move(shown)), summarise_(summarise), words_(words),
+           const std::vector<std::string>& words, const PrintOptions& options)
+        : shape_(std::move(shape)), shown_(std::move(shown)), summarise_(summarise), words_(words), options_(options),
           stride_(shape_.size(), 1) {
         for (std::size_t k = shape_.size(); k-- > 1;) stride_[k - 1] = stride_[k] * shown_[k];
     }
 
-    std::string render() const { return recurse(0, 0, " ", kLineWidth); }
+    std::string render() const { return recurse(0, 0, " ", options_.linewidth); }
 
 private:
     std::string recurse(std::size_t axis, std::int64_t base, const std::string& hanging,
@@ -54,9 +49,10 @@ private:
         const auto child = [&](std::int64_t position) {
             return recurse(axis + 1, base + position * stride_[axis], next_hanging, width - 1);
         };
-        const bool show_summary = summarise_ && 2 * kEdgeItems < shape_[axis];
-        const std::int64_t leading = show_summary ? kEdgeItems : 0;
-        const std::int64_t trailing = show_summary ? kEdgeItems : shape_[axis];
+        const std::int64_t edge = options_.edgeitems;
+        const bool show_summary = summarise_ && 2 * edge < shape_[axis];
+        const std::int64_t leading = show_summary ? edge : 0;
+        const std::int64_t trailing = show_summary ? edge : shape_[axis];
         const std::int64_t count = shown_[axis];
 
         std::string s;
@@ -105,15 +101,16 @@ private:
     std::vector<std::int64_t> shown_;
     bool summarise_;
     const std::vector<std::string>& words_;
+    const PrintOptions& options_;
     std::vector<std::int64_t> stride_;
 };
 
 // numpy's _leading_trailing: the indices shown along an axis.
-std::vector<std::int64_t> shown_indices(std::int64_t length, bool summarise) {
+std::vector<std::int64_t> shown_indices(std::int64_t length, bool summarise, std::int64_t edge) {
     std::vector<std::int64_t> indices;
-    if (summarise && length > 2 * kEdgeItems) {
-        for (std::int64_t i = 0; i < kEdgeItems; ++i) indices.push_back(i);
-        for (std::int64_t i = length - kEdgeItems; i < length; ++i) indices.push_back(i);
+    if (summarise && length > 2 * edge) {
+        for (std::int64_t i = 0; i < edge; ++i) indices.push_back(i);
+        for (std::int64_t i = length - edge; i < length; ++i) indices.push_back(i);
     } else {
         for (std::int64_t i = 0; i < length; ++i) indices.push_back(i);
     }
@@ -140,39 +137,39 @@ Pointers shown_elements(const std::byte* data, const View& view,
 
 // Whether a non-empty shape holds more than numpy's threshold of elements, without
 // overflowing on views that repeat elements through zero strides.
-bool over_threshold(const std::vector<std::int64_t>& shape) {
+bool over_threshold(const std::vector<std::int64_t>& shape, std::int64_t threshold) {
     std::int64_t count = 1;
     for (std::int64_t length : shape) {
-        if (length > kThreshold) return true;
+        if (length > threshold) return true;
         count *= length;
-        if (count > kThreshold) return true;
+        if (count > threshold) return true;
     }
     return false;
 }
 
 }  // namespace
 
-std::string format_array(const std::byte* data, const View& view, const DType& dtype) {
+std::string format_array(const std::byte* data, const View& view, const DType& dtype, const PrintOptions& options) {
     const std::vector<std::byte> zeros(view.itemsize);
     if (view.rank() == 0) {
         const std::int64_t offset = view.element_offset({});
-        return scalar_text(offset == View::kZeroElement ? zeros.data() : data + offset, dtype);
+        return scalar_text(offset == View::kZeroElement ? zeros.data() : data + offset, dtype, options.precision);
     }
     if (std::find(view.shape.begin(), view.shape.end(), 0) != view.shape.end()) return "[]";
 
-    const bool summarise = over_threshold(view.shape);
+    const bool summarise = over_threshold(view.shape, options.threshold);
     std::vector<std::vector<std::int64_t>> indices;
     std::vector<std::int64_t> shown;
     for (std::int64_t length : view.shape) {
-        indices.push_back(shown_indices(length, summarise));
+        indices.push_back(shown_indices(length, summarise, options.edgeitems));
         shown.push_back(static_cast<std::int64_t>(indices.back().size()));
     }
     const Pointers elements = shown_elements(data, view, indices, zeros.data());
-    const FormatterPtr format = make_formatter(dtype, elements, false);
+    const FormatterPtr format = make_formatter(dtype, elements, false, options.precision);
     std::vector<std::string> words;
     words.reserve(elements.size());
     for (const std::byte* p : elements) words.push_back((*format)(p));
-    return Layout(view.shape, shown, summarise, words).render();
+    return Layout(view.shape, shown, summarise, words, options).render();
 }
 
 }  // namespace tslice

@@ -15,7 +15,8 @@
 
 namespace tslice {
 
-std::string format_narrow_float_array(const std::byte* data, const View& view, const ElementType& type) {
+std::string format_narrow_float_array(const std::byte* data, const View& view, const ElementType& type,
+                                      const PrintOptions& options) {
     const std::string& name = type.safetensors_only;
     if (name != "BF16" && name != "F8_E4M3" && name != "F8_E5M2")
         throw Error(ErrorKind::Usage, "cannot print elements of type " + type.name());
@@ -33,7 +34,7 @@ std::string format_narrow_float_array(const std::byte* data, const View& view, c
         spool.append(reinterpret_cast<const std::byte*>(values.data()), static_cast<std::size_t>(count) * 4);
     }
     const Mapping mapping = spool.map();
-    return format_array(mapping.data(), View::contiguous(view.shape, 4, false), parse_dtype_descr("'<f4'"));
+    return format_array(mapping.data(), View::contiguous(view.shape, 4, false), parse_dtype_descr("'<f4'"), options);
 }
 
 }  // namespace tslice

@@ -6,7 +6,7 @@
 #   test_completion.sh TSLICE_BINARY SOURCE_DIR
 set -uo pipefail
 tslice_binary=$1
-source_dir=$2
+source_dir=$(realpath "$2")
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
@@ -49,6 +49,8 @@ expect "--key after an option with a value" "$(printf '%s\n' bias weight)" \
     "$(complete_line tslice -t 2 w.npz "[0]" --key '')"
 expect "--key before INPUT is typed" "" "$(complete_line tslice --key '')"
 expect "--format" "$(printf '%s\n' npy npz)" "$(complete_line tslice a.npy -o x --format np)"
+expect "--format, text" "$(printf '%s\n' csv)" "$(complete_line tslice a.npy --format c)"
+expect "--key after --precision N" "$(printf '%s\n' bias weight)" "$(complete_line tslice --precision 3 w.npz --key '')"
 expect "the op spec's start" "'{\"op\": \"" "$(complete_line tslice a.npy --op '')"
 expect "op names" "$(printf '%s\n' "'{\"op\": \"slice\"" "'{\"op\": \"slice1\"")" \
     "$(complete_line tslice a.npy --op "'{\"op\": \"sl")"

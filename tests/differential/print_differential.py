@@ -228,13 +228,34 @@ def random_array(rng, dtype_names):
 # ------------------------------------------------------------------------------------------
 # running and comparing
 
-def expected_output(array):
+def random_print_options(rng):
+    """numpy's defaults for most cases; else --precision, --linewidth and --full at random, as
+    (tslice's arguments, numpy's set_printoptions keywords)."""
+    if rng.random() < 0.6:
+        return [], {}
+    args, options = [], {}
+    if rng.random() < 0.6:
+        precision = int(rng.integers(0, 17))
+        args += ["--precision", str(precision)]
+        options["precision"] = precision
+    if rng.random() < 0.5:
+        linewidth = int(rng.integers(1, 200))
+        args += ["--linewidth", str(linewidth)]
+        options["linewidth"] = linewidth
+    if rng.random() < 0.3:
+        args += ["--full"]
+        options["threshold"] = sys.maxsize
+    return args, options
+
+
+def expected_output(array, options=None):
     # print() writes UTF-8 here; CHAR_POOL has no surrogates, so every str encodes.
-    return (str(array) + "\n").encode("utf-8")
+    with np.printoptions(**(options or {})):
+        return (str(array) + "\n").encode("utf-8")
 
 
-def run_case(command, path):
-    result = subprocess.run(command + [path], capture_output=True, timeout=60)
+def run_case(command, path, extra=()):
+    result = subprocess.run(command + [path] + list(extra), capture_output=True, timeout=60)
     return result.returncode, result.stdout, result.stderr
 
 
@@ -254,12 +275,14 @@ def run_seed(seed, args, command, workdir, failures_dir):
         name, array = random_array(rng, dtype_names)
         path = os.path.join(workdir, f"s{seed}_{index}.npy")
         np.save(path, array)
-        cases.append((index, name, array, path))
+        extra, options = random_print_options(rng)
+        # numpy's print options are global, so the expected texts are made here, not in the
+        # threads that run tslice.
+        cases.append((index, name, array, path, extra, expected_output(array, options)))
 
     def check(case):
-        index, name, array, path = case
-        code, out, err = run_case(command, path)
-        expected = expected_output(array)
+        index, name, array, path, extra, expected = case
+        code, out, err = run_case(command, path, extra)
         return case, code, out, err, expected
 
     tally = harness.Tally()
@@ -269,12 +292,12 @@ def run_seed(seed, args, command, workdir, failures_dir):
         tally.count(failed)
         if failed:
             failures.append((case, code, out, err, expected))
-    for (index, name, array, path), code, out, err, expected in failures[: args.show]:
+    for (index, name, array, path, extra, _), code, out, err, expected in failures[: args.show]:
         kept = os.path.join(failures_dir, os.path.basename(path))
         shutil.copy(path, kept)
         print(f"--- seed {seed} case {index}: dtype {name} ({array.dtype.str}), shape "
               f"{array.shape}, {'Fortran' if array.flags.f_contiguous and array.ndim > 1 else 'C'} "
-              f"order; kept as {kept}")
+              f"order, options {' '.join(extra) or 'none'}; kept as {kept}")
         if code != 0:
             print(f"exit status {code}; stderr: {err.decode('utf-8', 'replace').strip()}")
         print(describe_diff(expected, out))

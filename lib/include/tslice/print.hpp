@@ -14,6 +14,15 @@ namespace tslice {
 // shows, through the view's strides, so a summarised huge array costs little. Byte order is
 // honoured. Throws Error(Usage) for dtypes it cannot show (object arrays, odd float sizes),
 // naming -o.
-std::string format_array(const std::byte* data, const View& view, const DType& dtype);
+// numpy's set_printoptions that matter on a terminal, with numpy's defaults.
+struct PrintOptions {
+    int precision = 8;               // the most digits after a float's point
+    std::int64_t threshold = 1000;   // more elements than this are summarised with "..."
+    std::int64_t linewidth = 75;     // the characters a line may hold
+    std::int64_t edgeitems = 3;      // the elements kept at each end of a summarised axis
+};
+
+std::string format_array(const std::byte* data, const View& view, const DType& dtype,
+                         const PrintOptions& options = {});
 
 }  // namespace tslice

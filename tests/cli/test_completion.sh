@@ -40,7 +40,7 @@ expect() {
     [[ $got == "$expected" ]] || fail "$what: expected [$(tr '\n' ' ' <<<"$expected")], got [$(tr '\n' ' ' <<<"$got")]"
 }
 
-expect "options after --f" "$(printf '%s\n' --force --format)" "$(complete_line tslice --f)"
+expect "options after --f" "$(printf '%s\n' --force --format --full)" "$(complete_line tslice --f)"
 expect "array files first" "$(printf '%s\n' a.npy m.safetensors w.npz)" "$(complete_line tslice '')"
 expect "other files when no array matches" "notes.txt" "$(complete_line tslice no)"
 expect "--key of an .npz" "$(printf '%s\n' bias weight)" "$(complete_line tslice w.npz -k '')"

@@ -138,9 +138,8 @@ char* write_native_float(char* cursor, const std::byte* p, bool json) {
         return std::copy(text.begin(), text.end(), cursor);
     }
     char* end = std::to_chars(cursor, cursor + 30, value).ptr;
-    bool integral = true;
-    for (const char* c = cursor; c != end; ++c) integral = integral && *c != '.' && *c != 'e';
-    if (integral) {
+    const auto length = static_cast<std::size_t>(end - cursor);
+    if (!std::memchr(cursor, '.', length) && !std::memchr(cursor, 'e', length)) {
         *end++ = '.';
         *end++ = '0';
     }

@@ -27,13 +27,19 @@
 using namespace tslice;
 using namespace tslice_test;
 
+namespace {
+
+// A dtype string and what it parses to.
+struct Case {
+    const char* type;
+    char kind;
+    std::size_t itemsize;
+    char byte_order;
+};
+
+}  // namespace
+
 TEST_CASE("simple dtype strings: every kind, both byte orders") {
-    struct Case {
-        const char* type;
-        char kind;
-        std::size_t itemsize;
-        char byte_order;
-    };
     const Case cases[] = {
         {"|b1", 'b', 1, '|'},       {"<i4", 'i', 4, '<'},        {">i4", 'i', 4, '>'},
         {"|i1", 'i', 1, '|'},       {"<i2", 'i', 2, '<'},        {">i8", 'i', 8, '>'},
@@ -62,12 +68,6 @@ TEST_CASE("simple dtype strings: every kind, both byte orders") {
 }
 
 TEST_CASE("dtype strings without a byte-order mark, and numpy's one-letter codes") {
-    struct Case {
-        const char* type;
-        char kind;
-        std::size_t itemsize;
-        char byte_order;
-    };
     const Case cases[] = {
         {"f8", 'f', 8, '='}, {"i1", 'i', 1, '|'}, {"S3", 'S', 3, '|'}, {"U2", 'U', 8, '='},
         {"b1", 'b', 1, '|'}, {"?", 'b', 1, '|'},  {"b", 'i', 1, '|'},  {"B", 'u', 1, '|'},

@@ -149,7 +149,8 @@ std::optional<SliceSpec> onnx_slice_equivalent(const SlicePlan& plan) {
 namespace {
 
 // The result's layout over the input, as apply_pipeline makes it (a gather of a gathered
-// result reads a contiguous copy of it), and how copy_view will copy it.
+// result reads a contiguous copy of it), and how copy_view will copy it. Gathers contribute
+// their layout only: a dry run builds no offset table.
 std::string copy_description(const Pipeline& pipeline, std::size_t itemsize, bool fortran_order) {
     View view = View::contiguous(pipeline.input_shape, itemsize, fortran_order);
     for (const auto& step : pipeline.steps) {
@@ -157,11 +158,8 @@ std::string copy_description(const Pipeline& pipeline, std::size_t itemsize, boo
             view = apply_plan(*slice, view);
             continue;
         }
-        const auto& gather = std::get<GatherPlan>(step.plan);
-        for (const auto& array : gather.indices)
-            if (!array.values) return "through the gather's offset table (the copy is chosen once its indices are read)";
         if (view.has_table()) view = View::contiguous(view.shape, itemsize);
-        view = apply_gather(gather, view);
+        view = gather_layout(std::get<GatherPlan>(step.plan), view);
     }
     return describe_copy(view);
 }
@@ -275,17 +273,20 @@ std::int64_t byte_count(const std::vector<std::int64_t>& shape, std::size_t item
 
 }  // namespace
 
-std::string dtype_json(const DType& dtype) {
-    if (!dtype.structured) return dumps(Json(dtype.type_string));
+namespace {
+
+Json dtype_value(const DType& dtype) {
+    if (!dtype.structured) return dtype.type_string;
     Json fields = Json::array();
     for (const auto& field : dtype.fields) {
-        Json entry = {{"name", field.name}, {"offset", field.offset}};
-        entry["dtype"] = Json::parse(dtype_json(*field.type));
+        Json entry = {{"name", field.name}, {"offset", field.offset}, {"dtype", dtype_value(*field.type)}};
         if (!field.subshape.empty()) entry["shape"] = field.subshape;
         fields.push_back(entry);
     }
-    return dumps(Json({{"descr", dtype.descr}, {"itemsize", dtype.itemsize}, {"fields", fields}}));
+    return Json{{"descr", dtype.descr}, {"itemsize", dtype.itemsize}, {"fields", fields}};
 }
+
+}  // namespace
 
 std::string shape_json(const std::vector<std::int64_t>& shape, const DType& dtype) {
     return dumps(Json{{"shape", shape}, {"dtype", dtype_text(dtype)}});
@@ -301,7 +302,7 @@ std::string explain_json(const Pipeline& pipeline, const DType& dtype, const std
     out["steps"] = steps;
     out["result"] = {{"shape", pipeline.output_shape()}, {"dtype", dtype_text(dtype)},
                      {"nbytes", byte_count(pipeline.output_shape(), dtype.itemsize)}};
-    if (dtype.structured) out["result"]["fields"] = Json::parse(dtype_json(dtype))["fields"];
+    if (dtype.structured) out["result"]["fields"] = dtype_value(dtype)["fields"];
     out["copy"] = copy_description(pipeline, dtype.itemsize, fortran_order);
     if (expr) {
         const auto strided = strided_slice_equivalent(*expr);

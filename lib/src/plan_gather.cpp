@@ -98,7 +98,7 @@ GatherPlan plan_gather(const GatherSpec& spec, const std::vector<std::int64_t>& 
             throw Error(ErrorKind::Internal, indices_field + ": the indices file was not read before planning");
         usage(indices_field + ": missing; give a (nested) integer list, an integer or the path of an integer .npy file");
     }
-    IntArray indices = *spec.indices;
+    const IntArray& indices = *spec.indices;
     const auto indices_rank = static_cast<std::int64_t>(indices.shape.size());
 
     // batch_dims, against the indices rank (OpenVINO's shape inference; S003-3).
@@ -166,22 +166,19 @@ GatherPlan plan_gather(const GatherSpec& spec, const std::vector<std::int64_t>& 
 
     std::shared_ptr<std::vector<std::int64_t>> values;  // none for a dry run's plan
     if (!spec.indices_shape_only) {
-        values = std::make_shared<std::vector<std::int64_t>>(std::move(indices.values));
+        values = std::make_shared<std::vector<std::int64_t>>(indices.values);
         for (auto& value : *values) value = normalise_gather_index(value, dim);
     }
     plan.indices.push_back(IndexArray{gather_axis, indices.shape, std::move(values)});
     return plan;
 }
 
-View apply_gather(const GatherPlan& plan, const View& input) {
+View gather_layout(const GatherPlan& plan, const View& input) {
     if (input.shape != plan.input_shape)
         throw Error(ErrorKind::Internal, "internal: gather plan for shape " + format_shape(plan.input_shape) +
                                           " applied to shape " + format_shape(input.shape));
     if (input.has_table())
         throw Error(ErrorKind::Internal, "internal: apply_gather needs an affine view; copy the gathered view first");
-    for (const IndexArray& array : plan.indices)
-        if (!array.values)
-            throw Error(ErrorKind::Internal, "internal: a gather planned from the indices' shape alone cannot be applied");
 
     View view;
     view.itemsize = input.itemsize;
@@ -204,6 +201,17 @@ View apply_gather(const GatherPlan& plan, const View& input) {
         view.byte_strides.push_back(byte_stride);
         view.table_strides.push_back(table_stride);
     }
+
+    view.table = std::make_shared<std::vector<std::int64_t>>();
+    return view;
+}
+
+View apply_gather(const GatherPlan& plan, const View& input) {
+    for (const IndexArray& array : plan.indices)
+        if (!array.values)
+            throw Error(ErrorKind::Internal, "internal: a gather planned from the indices' shape alone cannot be applied");
+    View view = gather_layout(plan, input);
+    const std::size_t table_rank = plan.table_shape.size();
 
     // The table: entry t is the sum over the index arrays of value * (byte stride of its
     // source axis), each array broadcast to table_shape; zeros if any value is out of range.

@@ -39,7 +39,4 @@ std::string explain_json(const Pipeline& pipeline, const DType& dtype, const std
 // (the byte count and a structured dtype's fields are in explain_json's "result").
 std::string shape_json(const std::vector<std::int64_t>& shape, const DType& dtype);
 
-// A dtype as JSON: the type string, or for a structured dtype {"descr", "itemsize", "fields"}.
-std::string dtype_json(const DType& dtype);
-
 }  // namespace tslice

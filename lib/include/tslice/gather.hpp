@@ -113,4 +113,9 @@ GatherPlan plan_advanced_index(const IndexExpr& expr, const std::vector<std::int
 // own (materialise a table view before gathering from it again).
 View apply_gather(const GatherPlan& plan, const View& input);
 
+// apply_gather's view with its offset table left empty: the layout alone (shape, byte and
+// table strides), which is all that deciding how to copy it needs, without building a table
+// of up to kMaxGatherTable entries or needing the indices' values.
+View gather_layout(const GatherPlan& plan, const View& input);
+
 }  // namespace tslice

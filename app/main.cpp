@@ -236,7 +236,8 @@ int run(const Options& options) {
         return 0;
     }
     tslice::read_indices_files(ops, headers_only);
-    const tslice::Pipeline pipeline = tslice::plan_pipeline(array.shape, ops, expr);
+    const tslice::Pipeline pipeline = tslice::plan_pipeline(array.shape, ops, expr, array.type.dtype);
+    const tslice::ElementType type{pipeline.output_dtype(), array.type.safetensors_only};
     if (options.shape_only || options.explain) {
         if (options.explain) {
             tslice::DType shown = array.type.dtype;
@@ -245,7 +246,7 @@ int run(const Options& options) {
                                        : tslice::explain(pipeline, shown, expr, array.fortran_order)) +
                          (options.json ? "\n" : ""));
         } else {
-            write_stdout(shape_report(pipeline.output_shape(), array.type, options.json));
+            write_stdout(shape_report(pipeline.output_shape(), type, options.json));
         }
         return 0;
     }
@@ -258,10 +259,10 @@ int run(const Options& options) {
     print.precision = options.precision;
     print.linewidth = options.linewidth;
     if (options.full) print.threshold = std::numeric_limits<std::int64_t>::max();
-    if (array.type.safetensors_only.empty())
-        write_stdout(tslice::format_array(result.data, result.view, array.type.dtype, print) + "\n");
+    if (type.safetensors_only.empty())
+        write_stdout(tslice::format_array(result.data, result.view, type.dtype, print) + "\n");
     else
-        write_stdout(tslice::format_narrow_float_array(result.data, result.view, array.type, print) + "\n");
+        write_stdout(tslice::format_narrow_float_array(result.data, result.view, type, print) + "\n");
     return 0;
 }
 

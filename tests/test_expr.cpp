@@ -115,7 +115,13 @@ TEST_CASE("expr: errors and their columns") {
         {"[1:2:3:4]", 6, "a slice has at most three parts"},
         {"[a]", 1, "unknown name 'a'"},
         {"[np.foo]", 1, "unknown name 'np.foo'"},
-        {"[True]", 1, "boolean indices are not supported"},
+        {"[True, 'x']", 7, "only integers, slices (`:`)"},
+        {"['x',]", 1, "only integers, slices (`:`)"},
+        {"[b'x']", 1, "only integers, slices (`:`)"},
+        {"['x]", 1, "unterminated string"},
+        {"[['x', 0]]", 7, "only integers, slices (`:`)"},
+        {"[0][]", 4, "empty index expression: write '[...]'"},
+        {"[0][1:x]", 6, "unknown name 'x'"},
         {"[1.5]", 1, "only integers, slices (`:`)"},
         {"[1:2.5]", 4, "only integers, slices (`:`)"},
         {"[1e3]", 2, "invalid digit 'e'"},
@@ -133,12 +139,12 @@ TEST_CASE("expr: errors and their columns") {
         {"[1 [2]]", 3, "expected ',' between indices, found '['"},
         {"[1:[2]]", 3, "expected ',' or the end of the expression, found '['"},
         {"[1:2 3]", 5, "expected ',' or the end of the expression, found '3'"},
-        {"[(1)]", 1, "expected an index, found '('"},
+        {"[(1)]", 1, "a parenthesised tuple of indices is written without its parentheses"},
         {"[..]", 1, "expected an index, found '.'"},
         {"[0, \xc3\xa9]", 4, "expected an index, found '\xc3\xa9'"},
         {"[0, 1\xc3\xa9]", 5, "expected ',' between indices, found '\xc3\xa9'"},
         {"[1:x]", 3, "unknown name 'x'"},
-        {"[(1, 2)]", 1, "expected an index, found '('"},
+        {"[(1, 2)]", 1, "a parenthesised tuple of indices is written without its parentheses: a[(0, 1)] is a[0, 1]"},
     };
     for (const auto& c : cases) {
         CAPTURE(c.text);
@@ -154,7 +160,7 @@ TEST_CASE("expr: the caret sits under the column") {
         FAIL("no error");
     } catch (const ExprError& error) {
         CHECK(error.describe() ==
-              "unknown name 'x': an index is an integer, a slice, '...' or None (column 6)\n"
+              "unknown name 'x': an index is an integer, a slice, a boolean, '...' or None (column 6)\n"
               "  [1:, x]\n"
               "       ^");
         CHECK(error.exit_code() == 2);
@@ -235,10 +241,10 @@ TEST_CASE("expr: integer-list errors") {
     const Case cases[] = {
         {"[[0, 1.5]]", 5, "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean arrays are valid indices"},
         {"[[0, .5]]", 5, "only integers, slices (`:`)"},
-        {"[[True, False]]", 2, "boolean index arrays are not supported"},
+        {"[[0, 'x']]", 5, "only integers, slices (`:`)"},
         {"[[0, None]]", 5, "only integers, slices (`:`)"},
         {"[[0, ...]]", 5, "only integers, slices (`:`)"},
-        {"[[0, x]]", 5, "unknown name 'x': an integer list holds integers only"},
+        {"[[0, x]]", 5, "unknown name 'x': an index list holds integers or booleans"},
         {"[[0 1]]", 4, "expected ',' or ']' in an integer list, found '1'"},
         {"[[0,,1]]", 4, "expected an integer or a list before ','"},
         {"[[,]]", 2, "expected an integer or a list before ','"},
@@ -273,4 +279,36 @@ TEST_CASE("expr: has_advanced and canonical text of lists") {
     CHECK_FALSE(has_advanced(parse_index_expr("[0, 1:, None, ...]")));
     CHECK(to_string(parse_index_expr("[[0,1],[ [2], [3] ], [[[],[]]], 4]")) == "[[0, 1], [[2], [3]], [[[], []]], 4]");
     CHECK(to_string(parse_index_expr("[[]]")) == "[[]]");
+}
+
+TEST_CASE("expr: booleans, masks, field names, () and chained subscripts") {
+    CHECK(items_of("[True]") == std::vector<IndexItem>{BoolItem{true}});
+    CHECK(items_of("..., None, False") == std::vector<IndexItem>{EllipsisItem{}, NewAxisItem{}, BoolItem{false}});
+    // As a slice bound, a boolean is the integer Python's slice makes of it.
+    CHECK(items_of("[True:]") == std::vector<IndexItem>{slice(1, {})});
+    CHECK(items_of("[[True, False], [False, True]]") ==
+          std::vector<IndexItem>{IntListItem{{2}, {1, 0}, false, true}, IntListItem{{2}, {0, 1}, false, true}});
+    CHECK(items_of("[[[True], [False]]]") == std::vector<IndexItem>{IntListItem{{2, 1}, {1, 0}, false, true}});
+    // Booleans mixed with integers make an integer array in numpy (True is 1).
+    CHECK(items_of("[[True, 0]]") == std::vector<IndexItem>{IntListItem{{2}, {1, 0}, false, false}});
+    CHECK(items_of("[[]]") == std::vector<IndexItem>{IntListItem{{0}, {}, false, false}});
+    CHECK(items_of("['x']") == std::vector<IndexItem>{FieldItem{{"x"}, false}});
+    CHECK(items_of("\"x\"") == std::vector<IndexItem>{FieldItem{{"x"}, false}});
+    CHECK(items_of("[['z', \"a]b\", 'caf\\xe9']]") == std::vector<IndexItem>{FieldItem{{"z", "a]b", "caf\xc3\xa9"}, true}});
+    CHECK(items_of("[()]").empty());
+    CHECK(items_of("( )").empty());
+
+    const IndexExpr chain = parse_index_expr(" [::-1] [0]['y'] ");
+    CHECK(chain.items.size() == 1);
+    REQUIRE(chain.chained.size() == 2);
+    CHECK(chain.written() == "[::-1]");
+    CHECK(chain.chained[0].written() == "[0]");
+    CHECK(chain.chained[1].written() == "['y']");
+    CHECK(chain.chained[1].items.front().column == 12);
+    CHECK(to_string(chain) == "[::-1][0]['y']");
+    // A list followed by more items is one subscript without its brackets.
+    CHECK(parse_index_expr("[0, 2], 1").chained.empty());
+    CHECK(to_string(parse_index_expr("[[True, False], ..., True]")) == "[[True, False], ..., True]");
+    CHECK(to_string(parse_index_expr("[['a', 'b']]['c']")) == "[['a', 'b']]['c']");
+    CHECK(to_string(parse_index_expr("[()]")) == "[()]");
 }

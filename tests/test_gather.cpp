@@ -361,6 +361,22 @@ TEST_CASE("advanced: results equal numpy's") {
         {"[[9]]", {2, 0}, {1, 0}, {}},          // empty result: numpy only warns about 9
         {"[[0, 1], 1:1]", {2, 3}, {2, 0}, {}},
         {"[0, [1, 2], 0]", {2, 3, 4}, {2}, {4, 8}},
+        // Masks (their nonzero() arrays), True and False, and booleans mixed into an integer list.
+        {"[[True, False, True]]", {3}, {2}, {0, 2}},
+        {"[:, [True, False, True]]", {2, 3}, {2, 2}, {0, 2, 3, 5}},
+        {"[[[True, False, True], [False, True, True]]]", {2, 3, 2}, {4, 2}, {0, 1, 4, 5, 8, 9, 10, 11}},
+        {"[[True, False], ..., [0, 2]]", {2, 3, 4}, {2, 3}, {0, 4, 8, 2, 6, 10}},
+        {"[[True, True], :, [1, 3]]", {2, 3, 4}, {2, 3}, {1, 5, 9, 15, 19, 23}},
+        {"[True]", {2, 3}, {1, 2, 3}, {0, 1, 2, 3, 4, 5}},
+        {"[False]", {2, 3}, {0, 2, 3}, {}},
+        {"[..., None, True]", {2}, {2, 1, 1}, {0, 1}},
+        {"[True, :, 0]", {2, 3}, {1, 2}, {0, 3}},
+        {"[:, True, 0]", {2, 3}, {2, 1}, {0, 3}},
+        {"[[0, 1], :, True]", {2, 3}, {2, 3}, {0, 1, 2, 3, 4, 5}},
+        {"[[True, 0]]", {3}, {2}, {1, 0}},
+        {"[[False, False]]", {2, 3}, {0, 3}, {}},
+        {"[True]", {}, {1}, {0}},
+        {"[1, [False, True, True]]", {2, 3}, {2}, {4, 5}},
     };
     for (const auto& c : cases) {
         const std::string text = c.text;
@@ -394,6 +410,13 @@ TEST_CASE("advanced: errors in numpy's words and order, at the item") {
         {"[[9], ..., ...]", {2, 3}, "an index can only have a single ellipsis ('...')", 11},
         {"[[]]", {}, "too many indices for array: array is 0-dimensional, but 1 were indexed", 1},
         {"[[], 7]", {2, 3}, "index 7 is out of bounds for axis 1 with size 3", 5},
+        {"[[True, False]]", {3}, "boolean index did not match indexed array along dimension 0; dimension is 3 but corresponding boolean dimension is 2", 1},
+        {"[:, [True, False]]", {2, 3}, "boolean index did not match indexed array along dimension 1; dimension is 3 but corresponding boolean dimension is 2", 4},
+        {"[[True], ..., 9]", {2, 3, 4}, "boolean index did not match indexed array along dimension 0; dimension is 2 but corresponding boolean dimension is 1", 1},
+        {"[[True], 0:1:0]", {2, 3}, "boolean index did not match indexed array along dimension 0; dimension is 2 but corresponding boolean dimension is 1", 1},
+        {"[[True, False, True], 0, 0, 0]", {2, 3, 4}, "too many indices for array: array is 3-dimensional, but 4 were indexed", 28},
+        {"[[[True, False]]]", {2, 3}, "boolean index did not match indexed array along dimension 0; dimension is 2 but corresponding boolean dimension is 1", 1},
+        {"[True, [0, 1, 2], [0, 1]]", {3, 3}, "shape mismatch: indexing arrays could not be broadcast together with shapes (1,) (3,) (2,)", 18},
         {"[[99999999999999999999], ..., ...]", {2, 3}, "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean arrays are valid indices; this integer does not fit in 64 bits", 1},
     };
     for (const auto& c : cases) {

@@ -1,3 +1,4 @@
+#include "python_text.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/explain.hpp"
 
@@ -71,17 +72,83 @@ std::string explain_gather_plan(const GatherPlan& plan) {
         text += "  gather along axis " + number(plan.axis) + ", batch_dims " + number(plan.batch_dims) + "\n";
     text += "  index table " + format_shape(plan.table_shape) + "\n";
     for (const auto& indices : plan.indices)
-        text += "  indices " + format_shape(indices.shape) + " select along input axis " +
-                number(indices.source_axis) + "\n";
+        text += "  indices " + format_shape(indices.shape) +
+                (indices.source_axis < 0 ? std::string(" add an axis (True or False), selecting along none")
+                                         : " select along input axis " + number(indices.source_axis)) +
+                "\n";
     return text;
 }
 
 std::string dtype_text(const DType& dtype) { return dtype.structured ? dtype.descr : dtype.type_string; }
 
+std::string field_names_text(const FieldPlan& plan) {
+    std::string names;
+    for (const auto& name : plan.names) names += (names.empty() ? "" : ", ") + str_repr_utf8(name);
+    return names;
+}
+
+std::string explain_field_plan(const FieldPlan& plan) {
+    if (plan.list)
+        return "  fields " + field_names_text(plan) + ", kept where they are in each element of " +
+               number(static_cast<std::int64_t>(plan.dtype.itemsize)) + " bytes and written packed in " +
+               number(static_cast<std::int64_t>(plan.dtype.packed_itemsize)) + "\n  dtype " + plan.dtype.descr + "\n";
+    std::string text = "  field " + field_names_text(plan) + " at byte " + number(static_cast<std::int64_t>(plan.byte_offset)) +
+                       " of each element, dtype " + dtype_text(plan.dtype);
+    if (!plan.subshape.empty()) text += ", its sub-array axes " + format_shape(plan.subshape) + " added last";
+    return text + "\n";
+}
+
+// The subscripts of an expression, the first and the chained ones.
+std::vector<const IndexExpr*> subscripts_of(const IndexExpr& expr) {
+    std::vector<const IndexExpr*> all{&expr};
+    for (const auto& next : expr.chained) all.push_back(&next);
+    return all;
+}
+
+// The equivalent ops of the expression (the last steps of the pipeline): one spec's JSON, or
+// a list of them for chained subscripts; nullopt and why not when there is none.
+struct Equivalents {
+    std::optional<std::string> strided_slice, onnx;
+    std::string strided_slice_none, onnx_none;
+};
+
+Equivalents equivalents(const Pipeline& pipeline, const IndexExpr& expr) {
+    const auto subscripts = subscripts_of(expr);
+    const std::size_t first_step = pipeline.steps.size() - subscripts.size();
+    Equivalents out;
+    std::vector<std::string> strided, onnx;
+    for (std::size_t k = 0; k < subscripts.size(); ++k) {
+        const IndexExpr& subscript = *subscripts[k];
+        if (field_selection(subscript)) {
+            out.strided_slice_none = out.onnx_none = "none (selecting fields changes the dtype; no slicing op does)";
+            return out;
+        }
+        if (const auto spec = strided_slice_equivalent(subscript))
+            strided.push_back(to_json(*spec));
+        else if (out.strided_slice_none.empty())
+            out.strided_slice_none = "none (integer-list and boolean indexing is a gather)";
+        const auto* plan = std::get_if<SlicePlan>(&pipeline.steps[first_step + k].plan);
+        if (const auto spec = plan ? onnx_slice_equivalent(*plan) : std::nullopt)
+            onnx.push_back(to_json(*spec));
+        else if (out.onnx_none.empty())
+            out.onnx_none = plan ? "none (ONNX Slice neither inserts nor removes axes)"
+                                 : "none (integer-list and boolean indexing is a gather)";
+    }
+    const auto joined = [](const std::vector<std::string>& specs) {
+        if (specs.size() == 1) return specs.front();
+        std::string text = "[";
+        for (std::size_t i = 0; i < specs.size(); ++i) text += (i ? ", " : "") + specs[i];
+        return text + "]";
+    };
+    if (out.strided_slice_none.empty()) out.strided_slice = joined(strided);
+    if (out.onnx_none.empty()) out.onnx = joined(onnx);
+    return out;
+}
+
 }  // namespace
 
 std::optional<StridedSliceSpec> strided_slice_equivalent(const IndexExpr& expr) {
-    if (has_advanced(expr)) return std::nullopt;
+    if (has_advanced(expr) || field_selection(expr)) return std::nullopt;
     StridedSliceSpec spec;
     for (const auto& entry : expr.items) {
         std::int64_t begin = 0, end = 0, stride = 1;
@@ -158,10 +225,26 @@ std::string copy_description(const Pipeline& pipeline, std::size_t itemsize, boo
             view = apply_plan(*slice, view);
             continue;
         }
-        if (view.has_table()) view = View::contiguous(view.shape, itemsize);
+        if (const auto* fields = std::get_if<FieldPlan>(&step.plan)) {
+            view = apply_fields(*fields, view);
+            continue;
+        }
+        if (view.has_table()) view = View::contiguous(view.shape, view.itemsize);
         view = gather_layout(std::get<GatherPlan>(step.plan), view);
     }
     return describe_copy(view);
+}
+
+}  // namespace
+
+namespace {
+
+// The result's dtype as --explain shows it: `shown` (the input's, under the name the user
+// knows) unless a field selection changed it.
+const DType& result_dtype(const Pipeline& pipeline, const DType& shown) {
+    const bool selects_fields = std::any_of(pipeline.steps.begin(), pipeline.steps.end(),
+                                            [](const Step& step) { return std::holds_alternative<FieldPlan>(step.plan); });
+    return selects_fields ? pipeline.output_dtype() : shown;
 }
 
 }  // namespace
@@ -173,22 +256,18 @@ std::string explain(const Pipeline& pipeline, const DType& dtype, const std::opt
         text += "\n" + step.label + "\n";
         if (const auto* slice = std::get_if<SlicePlan>(&step.plan))
             text += explain_slice_plan(*slice);
+        else if (const auto* fields = std::get_if<FieldPlan>(&step.plan))
+            text += explain_field_plan(*fields);
         else
             text += explain_gather_plan(std::get<GatherPlan>(step.plan));
     }
-    text += "\nresult: shape " + format_shape(pipeline.output_shape()) + ", dtype " + dtype_text(dtype) + "\n";
+    text += "\nresult: shape " + format_shape(pipeline.output_shape()) + ", dtype " +
+            dtype_text(result_dtype(pipeline, dtype)) + "\n";
     text += "copy: " + copy_description(pipeline, dtype.itemsize, fortran_order) + "\n";
     if (!expr) return text;
-    const Plan& last = pipeline.steps.back().plan;
-    if (const auto strided = strided_slice_equivalent(*expr))
-        text += "\nas strided_slice: " + to_json(*strided) + "\n";
-    else
-        text += "\nas strided_slice: none (integer-list indexing is a gather)\n";
-    const auto* slice_plan = std::get_if<SlicePlan>(&last);
-    if (const auto onnx = slice_plan ? onnx_slice_equivalent(*slice_plan) : std::nullopt)
-        text += "as ONNX slice: " + to_json(*onnx) + "\n";
-    else
-        text += "as ONNX slice: none (ONNX Slice neither inserts nor removes axes)\n";
+    const Equivalents equivalent = equivalents(pipeline, *expr);
+    text += "\nas strided_slice: " + equivalent.strided_slice.value_or(equivalent.strided_slice_none) + "\n";
+    text += "as ONNX slice: " + equivalent.onnx.value_or(equivalent.onnx_none) + "\n";
     return text;
 }
 
@@ -230,6 +309,17 @@ Json axes_json(const SlicePlan& plan) {
 
 Json step_json(const Step& step) {
     Json out = {{"label", step.label}};
+    if (const auto* fields = std::get_if<FieldPlan>(&step.plan)) {
+        out["kind"] = "fields";
+        out["names"] = fields->names;
+        out["list"] = fields->list;
+        out["dtype"] = dtype_text(fields->dtype);
+        if (!fields->list) {
+            out["offset"] = fields->byte_offset;
+            out["subshape"] = fields->subshape;
+        }
+        return out;
+    }
     if (const auto* slice = std::get_if<SlicePlan>(&step.plan)) {
         out["kind"] = "slice";
         out["axes"] = axes_json(*slice);
@@ -278,12 +368,18 @@ namespace {
 Json dtype_value(const DType& dtype) {
     if (!dtype.structured) return dtype.type_string;
     Json fields = Json::array();
-    for (const auto& field : dtype.fields) {
-        Json entry = {{"name", field.name}, {"offset", field.offset}, {"dtype", dtype_value(*field.type)}};
+    // A selection of fields is written packed: the offsets a file has.
+    const std::vector<FieldBytes> packed = dtype.packed_itemsize ? packed_fields(dtype) : std::vector<FieldBytes>{};
+    std::size_t packed_offset = 0;
+    for (std::size_t i = 0; i < dtype.fields.size(); ++i) {
+        const auto& field = dtype.fields[i];
+        const std::size_t offset = packed.empty() ? field.offset : packed_offset;
+        if (!packed.empty()) packed_offset += packed[i].size;
+        Json entry = {{"name", field.name}, {"offset", offset}, {"dtype", dtype_value(*field.type)}};
         if (!field.subshape.empty()) entry["shape"] = field.subshape;
         fields.push_back(entry);
     }
-    return Json{{"descr", dtype.descr}, {"itemsize", dtype.itemsize}, {"fields", fields}};
+    return Json{{"descr", dtype.descr}, {"itemsize", dtype.file_itemsize()}, {"fields", fields}};
 }
 
 }  // namespace
@@ -300,16 +396,15 @@ std::string explain_json(const Pipeline& pipeline, const DType& dtype, const std
     Json steps = Json::array();
     for (const auto& step : pipeline.steps) steps.push_back(step_json(step));
     out["steps"] = steps;
-    out["result"] = {{"shape", pipeline.output_shape()}, {"dtype", dtype_text(dtype)},
-                     {"nbytes", byte_count(pipeline.output_shape(), dtype.itemsize)}};
-    if (dtype.structured) out["result"]["fields"] = dtype_value(dtype)["fields"];
+    const DType& result = result_dtype(pipeline, dtype);
+    out["result"] = {{"shape", pipeline.output_shape()}, {"dtype", dtype_text(result)},
+                     {"nbytes", byte_count(pipeline.output_shape(), result.file_itemsize())}};
+    if (result.structured) out["result"]["fields"] = dtype_value(result)["fields"];
     out["copy"] = copy_description(pipeline, dtype.itemsize, fortran_order);
     if (expr) {
-        const auto strided = strided_slice_equivalent(*expr);
-        out["strided_slice"] = strided ? Json::parse(to_json(*strided)) : Json(nullptr);
-        const auto* slice_plan = std::get_if<SlicePlan>(&pipeline.steps.back().plan);
-        const auto onnx = slice_plan ? onnx_slice_equivalent(*slice_plan) : std::nullopt;
-        out["onnx_slice"] = onnx ? Json::parse(to_json(*onnx)) : Json(nullptr);
+        const Equivalents equivalent = equivalents(pipeline, *expr);
+        out["strided_slice"] = equivalent.strided_slice ? Json::parse(*equivalent.strided_slice) : Json(nullptr);
+        out["onnx_slice"] = equivalent.onnx ? Json::parse(*equivalent.onnx) : Json(nullptr);
     }
     return dumps(out);
 }

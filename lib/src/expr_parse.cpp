@@ -2,23 +2,32 @@
 // error can point at the column where it happens.
 //
 // Grammar (whitespace allowed between any two tokens):
-//   expr     := '[' items ']' | items
-//   items    := item (',' item)* ','?
-//   item     := '...' | 'None' | 'newaxis' | 'np.newaxis' | 'numpy.newaxis' | slice | integer | list
-//   slice    := integer? ':' integer? (':' integer?)?
-//   list     := '[' (element (',' element)* ','?)? ']'
-//   element  := list | integer
-//   integer  := ('+' | '-')* (decimal | 0x.. | 0o.. | 0b..)   with Python's '_' separators
+//   expr      := subscript+ | items
+//   subscript := '[' (items | '()' | field) ']'
+//   items     := item (',' item)* ','?
+//   item      := '...' | 'None' | 'newaxis' | 'np.newaxis' | 'numpy.newaxis' | slice | integer
+//                | boolean | list
+//   slice     := bound? ':' bound? (':' bound?)?        bound := integer | boolean | 'None'
+//   list      := '[' (element (',' element)* ','?)? ']'
+//   element   := list | integer | boolean
+//   field     := string | '[' string (',' string)* ','? ']'     (alone in its subscript)
+//   boolean   := 'True' | 'False'
+//   integer   := ('+' | '-')* (decimal | 0x.. | 0o.. | 0b..)   with Python's '_' separators
+//   string    := a Python string literal in single or double quotes
 //
-// The outer brackets are stripped only when one pair encloses the whole text, so "[[0, 2]]"
-// is a[[0, 2]], "[0, 2]" is a[0, 2] and "[0, 2], 1" is a[[0, 2], 1]. A list's shape is found
+// The outer brackets are taken as a subscript only when bracket groups make up the whole
+// text, so "[[0, 2]]" is a[[0, 2]], "[0, 2]" is a[0, 2], "[0][2]" is a[0][2] and "[0, 2], 1"
+// is a[[0, 2], 1]. A list's shape is found
 // the way numpy's array coercion finds it (PyArray_DiscoverDTypeAndShape), so a ragged list
 // fails with numpy's words: "[[0, 1], [2]]" has "an inhomogeneous shape after 1 dimensions".
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <limits>
 #include <optional>
 
+#include "py_literal.hpp"
+#include "python_text.hpp"
 #include "tslice/error.hpp"
 #include "tslice/expr.hpp"
 
@@ -48,6 +57,7 @@ constexpr std::size_t kMaxExpressionBytes = std::size_t{1} << 20;
 struct ListNode {
     bool is_list = false;
     Literal value;                 // when !is_list
+    bool boolean = false;          // when !is_list: True or False (value 1 or 0)
     std::vector<ListNode> children;  // when is_list
 };
 
@@ -111,13 +121,15 @@ private:
     bool ragged_ = false;
 };
 
-void flatten(const ListNode& node, IntListItem& list) {
+// The leaves in C order; counts the booleans among them.
+void flatten(const ListNode& node, IntListItem& list, std::size_t& booleans) {
     if (!node.is_list) {
         list.values.push_back(node.value.value);
         list.overflows = list.overflows || node.value.overflows;
+        booleans += node.boolean ? 1 : 0;
         return;
     }
-    for (const auto& child : node.children) flatten(child, list);
+    for (const auto& child : node.children) flatten(child, list, booleans);
 }
 
 std::string numpy_shape_text(const std::vector<std::int64_t>& shape) {
@@ -137,27 +149,57 @@ public:
                                               " bytes long; tslice reads expressions of at most " +
                                               std::to_string(kMaxExpressionBytes) +
                                               " bytes (give large index arrays to a gather op as an .npy file)");
-        IndexExpr expr;
-        expr.text = std::string(text_);
         check_brackets();
         skip_space();
         std::size_t end = text_.size();
         while (end > pos_ && is_space(text_[end - 1])) --end;
         if (pos_ == end) fail("empty index expression: write '...' for the whole array", pos_);
-        if (text_.substr(pos_, end - pos_) == "()") return expr;  // a[()]: the whole array
-        if (text_[pos_] == '[' && closing_bracket(pos_) == end - 1) {
+        // Bracket groups that make up the whole text are subscripts: "[1:]", "[0][::2]".
+        std::vector<std::size_t> opens;
+        for (std::size_t open = pos_; open < end && text_[open] == '[';) {
+            opens.push_back(open);
+            open = closing_bracket(open) + 1;
+            while (open < end && is_space(text_[open])) ++open;
+            if (open == end) break;
+            if (text_[open] != '[') opens.clear();  // "[0, 2], 1": a list, then more items
+            if (opens.empty()) break;
+        }
+        if (opens.empty()) return subscript(pos_, end, false);
+        IndexExpr head = subscript(opens.front(), closing_bracket(opens.front()) + 1, true);
+        for (std::size_t k = 1; k < opens.size(); ++k)
+            head.chained.push_back(subscript(opens[k], closing_bracket(opens[k]) + 1, true));
+        return head;
+    }
+
+private:
+    // The subscript in text [begin, end): its brackets' contents when `bracketed`.
+    IndexExpr subscript(std::size_t begin, std::size_t end, bool bracketed) {
+        IndexExpr expr;
+        expr.text = std::string(text_);
+        expr.begin = begin;
+        expr.end = end;
+        pos_ = bracketed ? begin + 1 : begin;
+        end_ = bracketed ? end - 1 : end;
+        skip_space();
+        if (at_end())
+            fail(bracketed ? "empty index expression: write '[...]' for the whole array"
+                           : "empty index expression: write '...' for the whole array",
+                 pos_);
+        if (peek() == '(') {  // a[()]: the empty tuple, the whole array
+            const std::size_t open = pos_;
             ++pos_;
-            end_ = end - 1;
             skip_space();
-            if (pos_ == end_) fail("empty index expression: write '[...]' for the whole array", pos_);
-        } else {
-            end_ = end;
+            if (peek() != ')')
+                fail("a parenthesised tuple of indices is written without its parentheses: a[(0, 1)] is a[0, 1]", open);
+            ++pos_;
+            skip_space();
+            if (!at_end()) fail(unexpected("expected the end of the subscript after '()'"), pos_);
+            return expr;
         }
         parse_items(expr.items);
         return expr;
     }
 
-private:
     [[noreturn]] void fail(const std::string& message, std::size_t column) const {
         throw ExprError(message, std::string(text_), column);
     }
@@ -173,6 +215,10 @@ private:
     void check_brackets() const {
         std::vector<std::size_t> open;
         for (std::size_t i = 0; i < text_.size(); ++i) {
+            if (text_[i] == '\'' || text_[i] == '"') {
+                i = string_end(i) - 1;
+                continue;
+            }
             if (text_[i] == '[') open.push_back(i);
             if (text_[i] == ']') {
                 if (open.empty()) fail("unmatched ']'", i);
@@ -182,11 +228,29 @@ private:
         if (!open.empty()) fail("unmatched '['", open.back());
     }
 
-    // The index of the ']' matching the '[' at `open`, or npos. Only brackets count: the
-    // grammar has no strings, so nothing can hide one.
+    // One past the quote that closes the string whose quote is at `quote` (a backslash
+    // escapes the next character, as in Python).
+    std::size_t string_end(std::size_t quote) const {
+        for (std::size_t i = quote + 1; i < text_.size(); ++i) {
+            if (text_[i] == '\\') {
+                ++i;
+                continue;
+            }
+            if (text_[i] == text_[quote]) return i + 1;
+            if (text_[i] == '\n') break;
+        }
+        fail("unterminated string: a field name ends with the quote it starts with", quote);
+    }
+
+    // The index of the ']' matching the '[' at `open`, or npos. Brackets in strings (field
+    // names) do not count.
     std::size_t closing_bracket(std::size_t open) const {
         int depth = 0;
         for (std::size_t i = open; i < text_.size(); ++i) {
+            if (text_[i] == '\'' || text_[i] == '"') {
+                i = string_end(i) - 1;
+                continue;
+            }
             if (text_[i] == '[') ++depth;
             if (text_[i] == ']' && --depth == 0) return i;
         }
@@ -194,19 +258,29 @@ private:
     }
 
     void parse_items(std::vector<ExprItem>& items) {
+        bool tuple = false;  // a comma: numpy gets a tuple of indices
         for (;;) {
             skip_space();
             if (at_end()) {
                 if (items.empty()) fail("empty index expression", pos_);
-                return;  // a trailing comma, as Python allows
+                break;  // a trailing comma, as Python allows
             }
             if (peek() == ',') fail("expected an index before ','", pos_);
             items.push_back(parse_item());
             skip_space();
-            if (at_end()) return;
+            if (at_end()) break;
             if (peek() != ',') fail(unexpected("expected ',' between indices"), pos_);
+            tuple = true;
             ++pos_;
         }
+        // numpy takes a field name, or a list of them, only as the whole index: a['x', 0] and
+        // a['x',] are the "only integers, ..." IndexError.
+        if (tuple)
+            for (const auto& item : items)
+                if (std::holds_alternative<FieldItem>(item.item))
+                    fail(non_integer_message() + " (a field name, or a list of them, is a subscript of its own: "
+                                                 "a['x'][0])",
+                         item.column);
     }
 
     std::string unexpected(const std::string& expectation) const {
@@ -227,20 +301,25 @@ private:
     // A slice bound or an index: an integer, None, or nothing at all (before ':' or the end).
     struct Bound {
         std::optional<Literal> integer;
-        bool none = false;  // the word None: a left-out part, or a new axis on its own
+        bool none = false;     // the word None: a left-out part, or a new axis on its own
+        bool boolean = false;  // True or False: 1 or 0 as a slice bound, a 0-d mask on its own
     };
 
     Bound parse_bound(std::size_t item_column) {
         Bound bound;
+        if (starts_string()) fail(non_integer_message() + " (a field name is a subscript of its own: a['x'])", pos_);
         if (starts_name()) {
             const std::string word = read_dotted_name();
             if (word == "None") {
                 bound.none = true;
                 return bound;
             }
-            if (word == "True" || word == "False")
-                fail("boolean indices are not supported: use an integer, a slice, '...' or None", item_column);
-            fail("unknown name '" + word + "': an index is an integer, a slice, '...' or None", item_column);
+            if (word == "True" || word == "False") {
+                bound.integer = Literal{word == "True" ? 1 : 0, false};
+                bound.boolean = true;
+                return bound;
+            }
+            fail("unknown name '" + word + "': an index is an integer, a slice, a boolean, '...' or None", item_column);
         }
         if (starts_integer()) bound.integer = parse_integer();
         return bound;
@@ -249,6 +328,14 @@ private:
     ExprItem parse_item() {
         ExprItem item;
         item.column = pos_;
+        if (starts_string()) {
+            item.item = FieldItem{{parse_string()}, false};
+            return item;
+        }
+        if (peek() == '[' && list_of_strings()) {
+            item.item = parse_field_list();
+            return item;
+        }
         if (peek() == '[') {
             item.item = parse_list();
             skip_space();
@@ -285,6 +372,10 @@ private:
             }
             if (!first.integer) fail(unexpected("expected an index"), pos_);
             if (peek() == '.') fail(non_integer_message(), item.column);
+            if (first.boolean) {
+                item.item = BoolItem{first.integer->value == 1};
+                return item;
+            }
             // Out-of-64-bit integers are reported by the planner, in numpy's order of checks.
             item.item = IntItem{first.integer->value, first.integer->overflows};
             return item;
@@ -331,8 +422,71 @@ private:
         }
         IntListItem list;
         list.shape = discovery.shape();
-        flatten(root, list);
+        std::size_t booleans = 0;
+        flatten(root, list, booleans);
+        list.boolean = booleans > 0 && booleans == list.values.size();
         return list;
+    }
+
+    // Whether the '[' at the cursor opens a list whose first element is a string.
+    bool list_of_strings() {
+        const std::size_t start = pos_;
+        ++pos_;
+        skip_space();
+        const bool strings = starts_string();
+        pos_ = start;
+        return strings;
+    }
+
+    // ['x', 'z']: field names, each a string.
+    FieldItem parse_field_list() {
+        FieldItem fields;
+        fields.list = true;
+        ++pos_;  // '['
+        for (;;) {
+            skip_space();
+            if (peek() == ']') break;
+            if (!starts_string())
+                fail(non_integer_message() + " (a list of field names holds strings only)", pos_);
+            fields.names.push_back(parse_string());
+            skip_space();
+            if (peek() == ',') {
+                ++pos_;
+                continue;
+            }
+            if (peek() != ']') fail(unexpected("expected ',' or ']' in a list of field names"), pos_);
+        }
+        ++pos_;  // ']'
+        return fields;
+    }
+
+    // A string literal at the cursor: optional prefix letters, then quotes.
+    bool starts_string() const {
+        std::size_t i = pos_;
+        while (i < end_ && i - pos_ < 2 && std::strchr("uUbBrR", text_[i]) != nullptr) ++i;
+        return i < end_ && (text_[i] == '\'' || text_[i] == '"');
+    }
+
+    // A field name: Python's str literal (escapes decoded); a bytes literal is numpy's
+    // "only integers, ..." IndexError, as in a[b'x'].
+    std::string parse_string() {
+        const std::size_t start = pos_;
+        std::size_t quote = pos_;
+        while (text_[quote] != '\'' && text_[quote] != '"') ++quote;
+        const std::string_view prefix = text_.substr(start, quote - start);
+        if (prefix.find_first_of("bB") != std::string_view::npos)
+            fail(non_integer_message() + " (a field name is a str, not bytes)", start);
+        if (prefix.find_first_of("rR") != std::string_view::npos)
+            fail("raw strings are not read here: write the field name in plain quotes", start);
+        const std::size_t end = string_end(quote);
+        if (end > end_) fail("unterminated string: a field name ends with the quote it starts with", quote);
+        pos_ = end;
+        try {
+            const PyValue value = parse_py_literal(text_.substr(start, end - start), "the field name", "unexpected text");
+            return value.text;
+        } catch (const Error& error) {
+            fail(std::string("invalid field name: ") + error.what(), start);
+        }
     }
 
     ListNode parse_list_node(int depth) {
@@ -365,14 +519,19 @@ private:
     ListNode parse_list_element(int depth) {
         if (peek() == '[') return parse_list_node(depth + 1);
         const std::size_t start = pos_;
+        if (starts_string()) fail(non_integer_message() + " (an index list holds integers or booleans)", start);
         if (starts_name()) {
             const std::string word = read_dotted_name();
-            if (word == "True" || word == "False")
-                fail("boolean index arrays are not supported: an integer list holds integers only", start);
+            if (word == "True" || word == "False") {
+                ListNode node;
+                node.value = Literal{word == "True" ? 1 : 0, false};
+                node.boolean = true;
+                return node;
+            }
             if (word == "None" || word == "newaxis" || word == "np.newaxis" || word == "numpy.newaxis" ||
                 word == "Ellipsis")
                 fail(non_integer_message(), start);
-            fail("unknown name '" + word + "': an integer list holds integers only", start);
+            fail("unknown name '" + word + "': an index list holds integers or booleans", start);
         }
         if (text_.substr(pos_, 3) == "...") fail(non_integer_message(), pos_);
         if (peek() == '.') fail(non_integer_message(), pos_);
@@ -504,7 +663,8 @@ std::string list_text(const IntListItem& list) {
                 if (axis + 1 < list.shape.size()) {
                     self(self, axis + 1);
                 } else {
-                    text += std::to_string(list.values[next++]);
+                    const std::int64_t value = list.values[next++];
+                    text += list.boolean ? (value ? "True" : "False") : std::to_string(value);
                 }
             }
         }
@@ -519,12 +679,18 @@ std::string list_text(const IntListItem& list) {
 IndexExpr parse_index_expr(std::string_view text) { return Parser(text).parse(); }
 
 bool has_advanced(const IndexExpr& expr) {
-    return std::any_of(expr.items.begin(), expr.items.end(),
-                       [](const ExprItem& item) { return std::holds_alternative<IntListItem>(item.item); });
+    return std::any_of(expr.items.begin(), expr.items.end(), [](const ExprItem& item) {
+        return std::holds_alternative<IntListItem>(item.item) || std::holds_alternative<BoolItem>(item.item);
+    });
+}
+
+const FieldItem* field_selection(const IndexExpr& expr) {
+    return expr.items.size() == 1 ? std::get_if<FieldItem>(&expr.items.front().item) : nullptr;
 }
 
 std::string to_string(const IndexExpr& expr) {
     std::string text = "[";
+    if (expr.items.empty()) text += "()";
     for (std::size_t i = 0; i < expr.items.size(); ++i) {
         if (i) text += ", ";
         const IndexItem& item = expr.items[i].item;
@@ -535,13 +701,21 @@ std::string to_string(const IndexExpr& expr) {
             text += std::to_string(integer->value);
         } else if (const auto* list = std::get_if<IntListItem>(&item)) {
             text += list_text(*list);
+        } else if (const auto* boolean = std::get_if<BoolItem>(&item)) {
+            text += boolean->value ? "True" : "False";
+        } else if (const auto* fields = std::get_if<FieldItem>(&item)) {
+            std::string names;
+            for (const auto& name : fields->names) names += (names.empty() ? "" : ", ") + str_repr_utf8(name);
+            text += fields->list ? "[" + names + "]" : names;
         } else if (std::holds_alternative<EllipsisItem>(item)) {
             text += "...";
         } else {
             text += "None";
         }
     }
-    return text + "]";
+    text += "]";
+    for (const auto& next : expr.chained) text += to_string(next);
+    return text;
 }
 
 }  // namespace tslice

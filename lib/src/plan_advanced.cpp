@@ -5,17 +5,26 @@
 //   2. count: every integer, slice and list takes one axis: "too many indices"; then the
 //      result's rank: "number of dimensions must be within [0, 32], indexing result would
 //      have 33" (the broadcast lists count as many axes as the longest list shape has);
-//   3. resolve left to right: an out-of-bounds integer or a zero step fails here, before any
+//   3. the masks' shapes against the axes they cover, left to right: "boolean index did not
+//      match indexed array along dimension 1; dimension is 3 but corresponding boolean
+//      dimension is 2";
+//   4. resolve left to right: an out-of-bounds integer or a zero step fails here, before any
 //      list is looked at: a[[9], 7] on (2, 3) complains about 7;
-//   4. broadcast the index arrays (lists, and the integers as 0-d arrays):
+//   5. broadcast the index arrays (lists, masks as their nonzero() arrays, the integers as 0-d
+//      arrays and True/False as arrays of shape (1,) and (0,)):
 //      "shape mismatch: indexing arrays could not be broadcast together with shapes (2,) (3,)"
 //      (0-d arrays are not listed; numpy's message ends with a space, dropped here);
-//   5. the lists' values against their axes, list by list, each in C order: "index 5 is out
+//   6. the lists' values against their axes, list by list, each in C order: "index 5 is out
 //      of bounds for axis 0 with size 2" — skipped when the result is empty, where numpy
 //      1.24 only warns (DeprecationWarning: "Out of bound index found").
-// Steps 1-3 are plan_index's own, run on the expression with every list replaced by a full
-// slice (or, for a list with a value beyond 64 bits, by such an integer), so clamping and
-// those errors live in one place.
+// Steps 1, 2 and 4 are plan_index's own, run on the expression with every list replaced by a
+// full slice (or, for a list with a value beyond 64 bits, by such an integer), a mask over k
+// axes by k full slices and True/False by nothing, so clamping and those errors live in one
+// place.
+//
+// A mask is numpy's: the integer arrays of its nonzero(), one per axis it covers, next to each
+// other. True and False take no axis and add one of length 1 or 0 (numpy's 0-d boolean index):
+// an index array of shape (1,) or (0,) that reads nothing (source axis -1).
 //
 // Where the broadcast axes go: when the index arrays are next to each other in the
 // expression (no slice, None or '...' between them, even a '...' that stands for no axis),
@@ -63,11 +72,37 @@ bool broadcast_into(Shape& result, const Shape& shape) {
 // One index array of the expression, before normalisation.
 struct Advanced {
     std::size_t item = 0;  // position in expr.items
-    int source_axis = 0;
+    int source_axis = 0;   // -1 for True/False
     Shape shape;                  // () for an integer
     std::vector<std::int64_t> values;  // as written for a list; normalised for an integer
-    bool is_list = false;
+    bool is_list = false;  // an integer list, whose values are checked against the axis
 };
+
+// How many input axes an item takes: a mask as many as it has dimensions, True/False, None
+// and '...' none of their own.
+std::size_t axes_taken(const IndexItem& item) {
+    if (const auto* list = std::get_if<IntListItem>(&item)) return list->boolean ? list->shape.size() : 1;
+    if (std::holds_alternative<BoolItem>(item) || std::holds_alternative<NewAxisItem>(item) ||
+        std::holds_alternative<EllipsisItem>(item))
+        return 0;
+    return 1;
+}
+
+// numpy's nonzero() of a mask: per dimension, the coordinates of its True entries in C order.
+std::vector<std::vector<std::int64_t>> nonzero(const IntListItem& mask) {
+    const std::size_t rank = mask.shape.size();
+    std::vector<std::vector<std::int64_t>> coordinates(rank);
+    Shape index(rank, 0);
+    for (const auto value : mask.values) {
+        if (value)
+            for (std::size_t k = 0; k < rank; ++k) coordinates[k].push_back(index[k]);
+        for (std::size_t k = rank; k-- > 0;) {
+            if (++index[k] < mask.shape[k]) break;
+            index[k] = 0;
+        }
+    }
+    return coordinates;
+}
 
 }  // namespace
 
@@ -76,31 +111,57 @@ GatherPlan plan_advanced_index(const IndexExpr& expr, const std::vector<std::int
         throw ExprError(message, expr.text, expr.items[item].column);
     };
 
-    // Steps 1-3: plan_index on the expression with the lists as full slices.
+    // Steps 1, 2 and 4: plan_index on the expression with the lists as full slices.
     IndexExpr basic;
     basic.text = expr.text;
+    // numpy's result has the broadcast index arrays' axes (as many as the longest shape has;
+    // an integer is a 0-d array, a mask's nonzero() arrays and True/False have one) where
+    // `basic` counts one axis per full slice put in.
+    std::int64_t placeholders = 0, broadcast_rank = 0;
     for (const auto& item : expr.items) {
         if (const auto* list = std::get_if<IntListItem>(&item.item)) {
-            basic.items.push_back(list->overflows ? ExprItem{IntItem{0, true}, item.column, {}} : ExprItem{SliceItem{}, item.column, {}});
+            const std::size_t slices = axes_taken(item.item);
+            for (std::size_t k = 0; k < slices; ++k)
+                basic.items.push_back(list->overflows ? ExprItem{IntItem{0, true}, item.column, {}}
+                                                      : ExprItem{SliceItem{}, item.column, {}});
+            placeholders += static_cast<std::int64_t>(slices);
+            broadcast_rank = std::max(broadcast_rank, list->boolean ? 1 : static_cast<std::int64_t>(list->shape.size()));
+        } else if (std::holds_alternative<BoolItem>(item.item)) {
+            broadcast_rank = std::max<std::int64_t>(broadcast_rank, 1);
         } else {
             basic.items.push_back(item);
         }
     }
-    // numpy's result has the broadcast index arrays' axes (as many as the longest shape has;
-    // an integer is a 0-d array) where `basic` counts one axis per list.
-    std::int64_t lists = 0, broadcast_rank = 0;
-    for (const auto& item : expr.items)
-        if (const auto* list = std::get_if<IntListItem>(&item.item)) {
-            ++lists;
-            broadcast_rank = std::max(broadcast_rank, static_cast<std::int64_t>(list->shape.size()));
-        }
-    const SlicePlan sliced = detail::plan_basic_index(basic, input_shape, broadcast_rank - lists);
-
-    // Which input axis and which of the plan's output axes belong to each item.
     const std::size_t rank = input_shape.size();
     std::size_t consumed = 0;
-    for (const auto& item : expr.items)
-        if (!std::holds_alternative<EllipsisItem>(item.item) && !std::holds_alternative<NewAxisItem>(item.item)) ++consumed;
+    for (const auto& item : expr.items) consumed += axes_taken(item.item);
+
+    // Step 3: each mask against the axes it covers (once steps 1 and 2 have passed).
+    auto check_masks = [&] {
+        std::size_t axis = 0;
+        for (const auto& item : expr.items) {
+            const auto* list = std::get_if<IntListItem>(&item.item);
+            if (list && list->boolean)
+                for (std::size_t k = 0; k < list->shape.size(); ++k, ++axis)
+                    if (list->shape[k] != input_shape[axis])
+                        throw ExprError("boolean index did not match indexed array along dimension " +
+                                            std::to_string(axis) + "; dimension is " + std::to_string(input_shape[axis]) +
+                                            " but corresponding boolean dimension is " + std::to_string(list->shape[k]),
+                                        expr.text, item.column);
+            axis += std::holds_alternative<EllipsisItem>(item.item) ? rank - consumed
+                                                                     : (list && list->boolean ? 0 : axes_taken(item.item));
+        }
+    };
+    SlicePlan sliced;
+    try {
+        sliced = detail::plan_basic_index(basic, input_shape, broadcast_rank - placeholders);
+    } catch (const ExprError& error) {
+        if (error.problem() == ExprProblem::OutOfBounds || error.problem() == ExprProblem::ZeroStep) check_masks();
+        throw;
+    }
+    check_masks();
+
+    // Which input axis and which of the plan's output axes belong to each item.
     std::vector<std::vector<OutputAxis>> basic_axes(expr.items.size());  // per item
     std::vector<Advanced> advanced;
     std::size_t next_axis = 0, next_output = 0;
@@ -112,9 +173,19 @@ GatherPlan plan_advanced_index(const IndexExpr& expr, const std::vector<std::int
         } else if (std::holds_alternative<NewAxisItem>(item) || std::holds_alternative<SliceItem>(item)) {
             basic_axes[i].push_back(sliced.axes[next_output++]);
             if (std::holds_alternative<SliceItem>(item)) ++next_axis;
-        } else if (const auto* list = std::get_if<IntListItem>(&item)) {
+        } else if (const auto* list = std::get_if<IntListItem>(&item); list && list->boolean) {
+            auto coordinates = nonzero(*list);
+            const Shape shape{static_cast<std::int64_t>(coordinates.empty() ? 0 : coordinates.front().size())};
+            for (auto& axis_coordinates : coordinates) {
+                ++next_output;  // a placeholder slice
+                advanced.push_back(Advanced{i, static_cast<int>(next_axis++), shape, std::move(axis_coordinates), false});
+            }
+        } else if (list) {
             ++next_output;  // the placeholder slice
             advanced.push_back(Advanced{i, static_cast<int>(next_axis++), list->shape, list->values, true});
+        } else if (const auto* boolean = std::get_if<BoolItem>(&item)) {
+            const std::int64_t length = boolean->value ? 1 : 0;
+            advanced.push_back(Advanced{i, -1, {length}, std::vector<std::int64_t>(static_cast<std::size_t>(length), 0), false});
         } else {  // an integer: a 0-d index array, already checked and normalised by plan_index
             const int axis = static_cast<int>(next_axis++);
             const auto shrunk = std::find_if(sliced.shrunk.begin(), sliced.shrunk.end(),
@@ -124,7 +195,7 @@ GatherPlan plan_advanced_index(const IndexExpr& expr, const std::vector<std::int
     }
     const std::vector<OutputAxis> trailing(sliced.axes.begin() + static_cast<std::ptrdiff_t>(next_output), sliced.axes.end());
 
-    // Step 4: broadcast.
+    // Step 5: broadcast.
     Shape broadcast;
     for (std::size_t a = 0; a < advanced.size(); ++a) {
         if (!broadcast_into(broadcast, advanced[a].shape)) {
@@ -141,7 +212,7 @@ GatherPlan plan_advanced_index(const IndexExpr& expr, const std::vector<std::int
 
     // The output axes.
     bool adjacent = true;
-    for (std::size_t a = 1; a < advanced.size(); ++a) adjacent = adjacent && advanced[a].item == advanced[a - 1].item + 1;
+    for (std::size_t a = 1; a < advanced.size(); ++a) adjacent = adjacent && advanced[a].item <= advanced[a - 1].item + 1;
     GatherPlan plan;
     plan.input_shape = input_shape;
     plan.table_shape = broadcast;
@@ -174,7 +245,7 @@ GatherPlan plan_advanced_index(const IndexExpr& expr, const std::vector<std::int
                  " elements)",
              advanced.front().item);
 
-    // Step 5: bounds, unless the result is empty.
+    // Step 6: bounds, unless the result is empty.
     for (auto& array : advanced) {
         if (!array.is_list) continue;
         const std::int64_t dim = input_shape[static_cast<std::size_t>(array.source_axis)];

@@ -228,7 +228,10 @@ View apply_gather(const GatherPlan& plan, const View& input) {
         };
         std::vector<Walk> walks;
         for (const auto& array : plan.indices) {
-            Walk walk{array.values->data(), input.byte_strides[static_cast<std::size_t>(array.source_axis)],
+            // True/False (source axis -1) add an axis but read no input axis: stride 0.
+            const std::int64_t byte_stride =
+                array.source_axis < 0 ? 0 : input.byte_strides[static_cast<std::size_t>(array.source_axis)];
+            Walk walk{array.values->data(), byte_stride,
                       Shape(table_rank, 0)};
             const std::size_t rank = array.shape.size();
             std::int64_t stride = 1;

@@ -23,7 +23,7 @@ OutputFormat output_format_for(const std::string& path, const std::optional<std:
 
 OutputFraming output_framing(OutputFormat format, const ElementType& type, const std::vector<std::int64_t>& shape,
                              const std::string& name) {
-    std::uint64_t data_bytes = type.itemsize();
+    std::uint64_t data_bytes = type.dtype.file_itemsize();
     for (const auto dim : shape) data_bytes *= static_cast<std::uint64_t>(dim);  // checked by the planner
     if (format == OutputFormat::Safetensors) {
         const std::optional<std::string> dtype = safetensors_name(type);
@@ -64,12 +64,13 @@ void slice_file(const SliceRequest& request) {
     const ArrayInFile& array = reading([&]() -> const ArrayInFile& { return select_array(arrays, request.key); });
     std::vector<OpSpec> ops = request.ops;
     read_indices_files(ops);
-    const Pipeline pipeline = plan_pipeline(array.shape, ops, request.expr);
+    const Pipeline pipeline = plan_pipeline(array.shape, ops, request.expr, array.type.dtype);
+    const ElementType type{pipeline.output_dtype(), array.type.safetensors_only};
 
     const OutputFormat format = request.format.value_or(output_format_for(request.output, std::nullopt));
     const bool text = format == OutputFormat::Json || format == OutputFormat::Csv;
     const std::string name = array.name && request.key ? *array.name : "arr_0";
-    const OutputFraming framing = text ? OutputFraming{} : output_framing(format, array.type, pipeline.output_shape(), name);
+    const OutputFraming framing = text ? OutputFraming{} : output_framing(format, type, pipeline.output_shape(), name);
 
     const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
     const ArrayData data = reading([&] { return ArrayData::open(input, array, what); });
@@ -78,13 +79,13 @@ void slice_file(const SliceRequest& request) {
     if (result.data == data.data()) release = [&](std::int64_t begin, std::int64_t end) { data.release(begin, end); };
     if (text) {
         write_values_as_text(request.output, format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv,
-                             result.data, result.view, array.type, release, request.write);
+                             result.data, result.view, type, release, request.write);
         return;
     }
     WriteOptions options = request.write;
     // safetensors is little-endian; a big-endian .npy's elements are turned around.
-    options.swap_bytes = format == OutputFormat::Safetensors && array.type.dtype.byte_order == '>' &&
-                         array.type.itemsize() > 1;
+    options.swap_bytes = format == OutputFormat::Safetensors && type.dtype.byte_order == '>' && type.itemsize() > 1;
+    if (type.dtype.packed_itemsize) options.packed_selection = type.dtype;
     write_view(request.output, framing, result.data, result.view, release, options);
 }
 

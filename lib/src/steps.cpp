@@ -12,12 +12,38 @@ std::vector<std::int64_t> shape_of(const Plan& plan) {
     return std::visit([](const auto& p) { return p.output_shape(); }, plan);
 }
 
+// A step per subscript of `expr` (and of its chained ones), each planned against the result
+// of the one before. `prefix` goes before each label ("ops[2].expr: ").
+void plan_subscripts(Pipeline& pipeline, const IndexExpr& expr, const std::string& label_prefix,
+                     const std::string& error_prefix) {
+    const auto plan_one = [&](const IndexExpr& subscript, const std::string& label) {
+        try {
+            Plan plan = plan_expression(subscript, pipeline.output_shape(), pipeline.output_dtype());
+            pipeline.steps.push_back(Step{label_prefix + label, std::move(plan)});
+        } catch (const ExprError& error) {
+            if (error_prefix.empty()) throw;
+            throw ExprError(error_prefix + error.what(), error.expression(), error.column(), error.problem(),
+                            error.detail());
+        }
+    };
+    // A lone subscript is labelled with the whole text, as written; a chain's, each with its own.
+    plan_one(expr, expr.chained.empty() ? expr.text : std::string(expr.written()));
+    for (const auto& next : expr.chained) plan_one(next, std::string(next.written()));
+}
+
 const char* op_name(const OpSpec& op) {
     static constexpr const char* kNames[] = {"strided_slice", "slice", "slice1", "gather", "index"};
     return kNames[op.spec.index()];
 }
 
-Plan plan_op(const OpSpec& op, const std::vector<std::int64_t>& shape) {
+// The op's steps: one, or one per subscript of an "index" op's expression.
+void plan_op(Pipeline& pipeline, const OpSpec& op) {
+    const std::string label = op.path + " " + op_name(op);
+    if (const auto* index = std::get_if<IndexSpec>(&op.spec)) {
+        plan_subscripts(pipeline, index->expr, index->expr.chained.empty() ? label : label + " ", op.path + ".expr: ");
+        if (index->expr.chained.empty()) pipeline.steps.back().label = label;
+        return;
+    }
     struct Planner {
         const std::vector<std::int64_t>& shape;
         const std::string& path;
@@ -25,15 +51,10 @@ Plan plan_op(const OpSpec& op, const std::vector<std::int64_t>& shape) {
         Plan operator()(const SliceSpec& spec) const { return plan_slice(spec, shape, path); }
         Plan operator()(const Slice1Spec& spec) const { return plan_slice1(spec, shape, path); }
         Plan operator()(const GatherSpec& spec) const { return plan_gather(spec, shape, path); }
-        Plan operator()(const IndexSpec& spec) const {
-            try {
-                return plan_expression(spec.expr, shape);
-            } catch (const ExprError& error) {
-                throw ExprError(path + ".expr: " + error.what(), error.expression(), error.column());
-            }
-        }
+        Plan operator()(const IndexSpec&) const { return {}; }  // planned above
     };
-    return std::visit(Planner{shape, op.path}, op.spec);
+    const std::vector<std::int64_t> shape = pipeline.output_shape();
+    pipeline.steps.push_back(Step{label, std::visit(Planner{shape, op.path}, op.spec)});
 }
 
 // A gathered view copied into a buffer of its own, as a C-order view of it.
@@ -61,7 +82,8 @@ Result materialise(const Result& result, const std::string& label) {
 
 }  // namespace
 
-Plan plan_expression(const IndexExpr& expr, const std::vector<std::int64_t>& shape) {
+Plan plan_expression(const IndexExpr& expr, const std::vector<std::int64_t>& shape, const DType& dtype) {
+    if (field_selection(expr)) return plan_fields(expr, shape, dtype);
     if (has_advanced(expr)) return plan_advanced_index(expr, shape);
     return plan_index(expr, shape);
 }
@@ -70,15 +92,19 @@ std::vector<std::int64_t> Pipeline::output_shape() const {
     return steps.empty() ? input_shape : shape_of(steps.back().plan);
 }
 
+const DType& Pipeline::output_dtype() const {
+    for (auto step = steps.rbegin(); step != steps.rend(); ++step)
+        if (const auto* fields = std::get_if<FieldPlan>(&step->plan)) return fields->dtype;
+    return input_dtype;
+}
+
 Pipeline plan_pipeline(const std::vector<std::int64_t>& input_shape, const std::vector<OpSpec>& ops,
-                       const std::optional<IndexExpr>& expr) {
+                       const std::optional<IndexExpr>& expr, const DType& input_dtype) {
     Pipeline pipeline;
     pipeline.input_shape = input_shape;
-    for (const auto& op : ops) {
-        Plan plan = plan_op(op, pipeline.output_shape());
-        pipeline.steps.push_back(Step{op.path + " " + op_name(op), std::move(plan)});
-    }
-    if (expr) pipeline.steps.push_back(Step{expr->text, plan_expression(*expr, pipeline.output_shape())});
+    pipeline.input_dtype = input_dtype;
+    for (const auto& op : ops) plan_op(pipeline, op);
+    if (expr) plan_subscripts(pipeline, *expr, "", "");
     return pipeline;
 }
 
@@ -87,6 +113,10 @@ Result apply_pipeline(const Pipeline& pipeline, const std::byte* data, const Vie
     for (const auto& step : pipeline.steps) {
         if (const auto* slice = std::get_if<SlicePlan>(&step.plan)) {
             result.view = apply_plan(*slice, result.view);
+            continue;
+        }
+        if (const auto* fields = std::get_if<FieldPlan>(&step.plan)) {
+            result.view = apply_fields(*fields, result.view);
             continue;
         }
         if (result.view.has_table()) result = materialise(result, step.label);

@@ -25,6 +25,7 @@
 #include "tslice/container.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
+#include "tslice/fields.hpp"
 #include "tslice/parallel.hpp"
 
 namespace tslice {
@@ -235,6 +236,39 @@ void write_text(const std::string& path, const TextSource& next, const WriteOpti
 
 namespace {
 
+// write_view for a selection of fields: each chunk's elements are copied whole, a bounded
+// piece at a time, into a buffer of their own, then packed into the chunk. Input pages are
+// released as the copy moves on, as for any other view.
+void write_packed_view(const std::string& path, const OutputFraming& framing, const std::byte* data,
+                       const View& view, const ReleaseInput& release, const WriteOptions& options) {
+    const DType& selection = *options.packed_selection;
+    const auto itemsize = static_cast<std::int64_t>(view.itemsize);
+    const auto packed = static_cast<std::int64_t>(selection.packed_itemsize);
+    const bool releases = release && !view.has_table();
+    WorkerPool pool(view.element_count() * itemsize >= kThreadedBytes ? options.threads : 1);
+    const std::int64_t piece_elements = std::max<std::int64_t>(1, kChunkBytes / itemsize);
+    std::vector<std::byte> whole;
+    View::Span unread = view.span_from(0);
+    write_array(path, framing, selection.packed_itemsize, view.shape,
+                ChunkSource([&](std::int64_t first, std::int64_t count, std::byte* scratch) {
+                    for (std::int64_t from = 0; from < count; from += piece_elements) {
+                        const std::int64_t n = std::min(piece_elements, count - from);
+                        whole.resize(static_cast<std::size_t>(n * itemsize));
+                        copy_view_parallel(pool, data, view, whole.data(), first + from, n);
+                        pack_elements(selection, whole.data(), n, scratch + from * packed);
+                        if (releases) {
+                            const View::Span still = view.span_from(first + from + n);
+                            release(unread.begin, still.begin);
+                            release(still.end, unread.end);
+                            unread = still;
+                        }
+                    }
+                    if (options.progress) options.progress((first + count) * packed, view.element_count() * packed);
+                    return static_cast<const std::byte*>(scratch);
+                }),
+                options);
+}
+
 // Reverses the bytes of each of `count` elements: a big-endian input written little-endian.
 void swap_elements(std::byte* bytes, std::int64_t count, std::size_t itemsize) {
     for (std::int64_t i = 0; i < count; ++i, bytes += itemsize) std::reverse(bytes, bytes + itemsize);
@@ -244,6 +278,10 @@ void swap_elements(std::byte* bytes, std::int64_t count, std::size_t itemsize) {
 
 void write_view(const std::string& path, const OutputFraming& framing, const std::byte* data, const View& view,
                 const ReleaseInput& release, const WriteOptions& options) {
+    if (options.packed_selection) {
+        write_packed_view(path, framing, data, view, release, options);
+        return;
+    }
     const auto itemsize = static_cast<std::int64_t>(view.itemsize);
     const bool releases = release && !view.has_table();
     const bool contiguous = view.is_c_contiguous();

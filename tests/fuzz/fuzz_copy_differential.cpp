@@ -240,9 +240,15 @@ bool to_input(const GatherPlan& plan, const Shape& out, Shape& in) {
             position = position * array.shape[k] + (array.shape[k] == 1 ? 0 : table[shift + k]);
         const std::int64_t value = array.values->at(static_cast<std::size_t>(position));
         if (value == View::kZeroElement) return false;
-        in[static_cast<std::size_t>(array.source_axis)] = value;
+        if (array.source_axis >= 0) in[static_cast<std::size_t>(array.source_axis)] = value;  // -1: True/False
     }
     return true;
+}
+
+// Expressions are planned without a dtype here, so no step selects fields.
+bool to_input(const FieldPlan&, const Shape&, Shape&) {
+    finding("a field selection was planned without a structured dtype");
+    return false;
 }
 
 std::vector<std::byte> reference(const Pipeline& pipeline, const std::byte* input, const View& layout) {

@@ -14,7 +14,8 @@ namespace tslice {
 
 // The strided_slice spec that does what a basic expression does (entry by entry: '...' the
 // ellipsis bit, None the new-axis bit, an integer the shrink bit, a slice its parts with the
-// begin/end mask bits for the parts left out). None for an expression with integer lists.
+// begin/end mask bits for the parts left out), for one subscript (its chained ones are not
+// looked at). None for a subscript with integer lists, masks, booleans or field names.
 std::optional<StridedSliceSpec> strided_slice_equivalent(const IndexExpr& expr);
 
 // The ONNX slice spec with the same result as `plan`, from its resolved numbers; None when
@@ -23,7 +24,9 @@ std::optional<SliceSpec> onnx_slice_equivalent(const SlicePlan& plan);
 
 // The whole report: input, one table per step (a row per output axis: source axis, kind,
 // start, stop, step, length after clamping; shrunk axes and index arrays listed below it),
-// the result, and for a trailing expression its strided_slice and ONNX slice equivalents.
+// the result, and for a trailing expression its strided_slice and ONNX slice equivalents (a
+// JSON list of specs, one per subscript, for chained subscripts; "none" and why where there is
+// none). `dtype` is the input's; a field selection's result has its own.
 // `fortran_order`: the input's elements are stored in Fortran order (for the copy line).
 std::string explain(const Pipeline& pipeline, const DType& dtype, const std::optional<IndexExpr>& expr,
                     bool fortran_order = false);

@@ -54,7 +54,7 @@ struct GatherAxis {
 // numpy expression. Its shape is right-aligned against the plan's table_shape and broadcast
 // to it (numpy's rules; for Gather-8 it is exactly table_shape).
 struct IndexArray {
-    int source_axis = 0;              // the input axis it selects along
+    int source_axis = 0;              // the input axis it selects along; -1 for True/False (none)
     std::vector<std::int64_t> shape;  // its own shape
     // Values in C order, normalised to [0, dim), or View::kZeroElement for an index outside
     // [-dim, dim - 1] (Gather-8 gives zeros there; numpy rejects it while planning).

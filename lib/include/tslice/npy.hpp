@@ -38,6 +38,13 @@ struct DType {
     };
     std::vector<Field> fields;
 
+    // A selection of fields (a[['z', 'x']]) keeps them where they are in the input's elements
+    // of `itemsize` bytes; a file holds them packed, one after another, in this many bytes, as
+    // `descr` says. 0 for every other dtype, whose elements are written whole.
+    std::size_t packed_itemsize = 0;
+    // The bytes an element takes in a file.
+    std::size_t file_itemsize() const { return packed_itemsize ? packed_itemsize : itemsize; }
+
     bool operator==(const DType& other) const { return descr == other.descr; }
 };
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tslice/expr.hpp"
+#include "tslice/fields.hpp"
 #include "tslice/gather.hpp"
 #include "tslice/ops.hpp"
 #include "tslice/plan.hpp"
@@ -19,7 +20,7 @@
 
 namespace tslice {
 
-using Plan = std::variant<SlicePlan, GatherPlan>;
+using Plan = std::variant<SlicePlan, GatherPlan, FieldPlan>;
 
 struct Step {
     std::string label;  // what the user wrote, for --explain: "ops[0] strided_slice", "[1:, ::-1]"
@@ -28,17 +29,22 @@ struct Step {
 
 struct Pipeline {
     std::vector<std::int64_t> input_shape;
+    DType input_dtype;
     std::vector<Step> steps;
     std::vector<std::int64_t> output_shape() const;
+    // The input's dtype, or what the last field selection made of it.
+    const DType& output_dtype() const;
 };
 
-// numpy indexing: a SlicePlan for basic indexing, a GatherPlan when the expression has an
-// integer list.
-Plan plan_expression(const IndexExpr& expr, const std::vector<std::int64_t>& input_shape);
+// One subscript of numpy indexing (its `chained` ones are not looked at): a SlicePlan for
+// basic indexing, a GatherPlan when it has an integer list, a mask or a boolean, a FieldPlan
+// for field names (which need the `dtype`).
+Plan plan_expression(const IndexExpr& expr, const std::vector<std::int64_t>& input_shape, const DType& dtype = {});
 
-// Plans `ops` left to right, then `expr` if given. Throws what the planners throw.
+// Plans `ops` left to right, then `expr` if given, a step per subscript ("[0][1]" is two).
+// Throws what the planners throw.
 Pipeline plan_pipeline(const std::vector<std::int64_t>& input_shape, const std::vector<OpSpec>& ops,
-                       const std::optional<IndexExpr>& expr);
+                       const std::optional<IndexExpr>& expr, const DType& input_dtype = {});
 
 // The result as a view over some bytes: the input's data, or a buffer the pipeline made when
 // a gather had to read from a gathered view (the only case where a step cannot compose).

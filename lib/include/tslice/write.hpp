@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,9 @@ struct WriteOptions {
     unsigned threads = 1;
     // write_view: reverse each element's bytes (a big-endian input into a little-endian format).
     bool swap_bytes = false;
+    // write_view: a selection of fields (DType::packed_itemsize set) whose elements are written
+    // packed, the selected fields one after another, instead of whole.
+    std::optional<DType> packed_selection;
     // write_view: told the bytes written so far, and of how many, after each chunk (a progress line).
     std::function<void(std::int64_t bytes_written, std::int64_t bytes_total)> progress;
 };

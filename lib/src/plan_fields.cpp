@@ -48,7 +48,7 @@ FieldPlan plan_fields(const IndexExpr& expr, const std::vector<std::int64_t>& sh
             std::string names;
             for (const auto& field : dtype.fields)
                 if (!field.name.empty()) names += (names.empty() ? "" : ", ") + str_repr_utf8(field.name);
-            fail("no field of name " + str_repr_utf8(name) + "; the fields are " + names);
+            fail("no field of name " + name + "; the fields are " + names);
         }
         if (std::find(chosen.begin(), chosen.end(), &*found) != chosen.end())
             fail("duplicate field of name " + str_repr_utf8(name));

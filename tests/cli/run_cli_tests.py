@@ -57,6 +57,7 @@ import tempfile
 import warnings
 
 import numpy as np
+import numpy.lib.recfunctions  # noqa: F401  (np.lib.recfunctions in npy: values)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -98,6 +99,13 @@ def make_fixtures(fix):
     save("bytes_4_S5.npy", np.array([b"ab", b"", b"hello", b"x\x00y"], dtype="S5"))
     save("void_3_V4.npy", np.frombuffer(bytes(range(12)), dtype="V4"))
     save("nested_2x2.npy", np.zeros((2, 2), dtype=[("x", "<i4", (2,)), ("y", "S2"), ("z", ">f4")]) )
+    # fields of every kind for field selection: a sub-array, another byte order, a nested record
+    record = np.zeros(5, dtype=[("x", "<f4"), ("y", "<i2", (2, 3)), ("z", ">f8"), ("n", [("a", "u1"), ("b", "<i4")])])
+    record["x"] = np.arange(5) / 2
+    record["y"] = np.arange(30).reshape(5, 2, 3)
+    record["z"] = -np.arange(5)
+    record["n"]["b"] = np.arange(5) * 100
+    save("record_5.npy", record)
     # a structured dtype with so many fields that the header needs format 2.0
     many = np.dtype([(f"field_number_{i:05d}", "<u1") for i in range(3000)])
     big = np.zeros(3, dtype=many)

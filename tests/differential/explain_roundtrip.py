@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """The --explain round trip: for random basic expressions, the strided_slice spec and the
 ONNX slice spec that `tslice --explain` prints, run through `--op`, give the same bytes as
-the expression itself.
+the expression itself. A quarter of the expressions are chained subscripts ("[1:][0, ::2]"),
+whose equivalents are lists of specs, one per subscript.
 
 Usage: explain_roundtrip.py --tslice PATH [--cases N] [--seed N]
 Runs a fixed seed and a fresh one (both printed) unless --seed is given. Last line:
 "N passed, M failed".
 """
 import argparse
+import json
 import os
 import random
 import subprocess
@@ -87,6 +89,13 @@ def one_case(tslice, directory, case_id, rng):
     source = os.path.join(directory, f"in{case_id}.npy")
     np.save(source, data)
     expr = random_expression(rng, rank, shape)
+    while rng.random() < 0.25:
+        # Chain another subscript, made for the shape the expression so far gives.
+        shaped = run(tslice, [source, expr, "--shape", "--json"])
+        if shaped.returncode != 0:
+            return [f"case {case_id}: --shape failed for {expr} on {shape}: {shaped.stderr.strip()}"]
+        inner = tuple(json.loads(shaped.stdout)["shape"])
+        expr += random_expression(rng, len(inner), inner)
     failures = []
 
     explained = run(tslice, [source, expr, "--explain"])
@@ -95,7 +104,7 @@ def one_case(tslice, directory, case_id, rng):
     specs = {}
     for line in explained.stdout.splitlines():
         for label in ("as strided_slice: ", "as ONNX slice: "):
-            if line.startswith(label) and line[len(label):].startswith("{"):
+            if line.startswith(label) and line[len(label):].startswith(("{", "[")):
                 specs[label.strip(": ")] = line[len(label):]
     if "as strided_slice" not in specs:
         return [f"case {case_id}: no strided_slice equivalent printed for {expr}"]

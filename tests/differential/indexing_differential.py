@@ -23,7 +23,11 @@ for masks), never by evaluating the text.  numpy is the oracle:
     tslice IN.npy 'EXPR' -o OUT.npy
 
 must exit 0 exactly when numpy succeeds, and np.load(OUT) must have numpy's shape, dtype descr
-and bytes (a scalar result as a 0-d array; a structured result packed).  When numpy raises
+and bytes (a structured result packed).  Where numpy makes a scalar (every axis taken by an
+integer), tslice writes, and goes on indexing, a 0-d array of the array's dtype: the oracle
+takes the same element as a 0-d view (numpy's scalar would be in native byte order), and
+numpy's literal a[k1][k2]... must agree with it on success, the failing bracket and the values
+(except through np.str_ / np.bytes_ scalars, which index as Python strings).  When numpy raises
 IndexError, ValueError or KeyError, tslice must exit 2, write nothing, and say on stderr
 `tslice: error: MESSAGE (column N)`, the expression and a caret under the failing bracket,
 where MESSAGE contains numpy's message (for a KeyError, the missing name).
@@ -32,13 +36,12 @@ where MESSAGE contains numpy's message (for a KeyError, the missing name).
 
 Half of the cases use the fixed seed and half a fresh one; both are printed first.  `--seed N`
 uses N for every case; `--only K` runs case K alone (`--seed S --only K` replays one case).
-A case that cannot be checked (numpy raising something else, numpy's scalar chain and its
-0-d array chain disagreeing, a harness exception) counts as failed.  The last line is
-`N passed, M failed`; the exit status is 1 when anything failed.
+A case that cannot be checked (numpy raising something else, numpy's literal chain and the
+0-d array chain disagreeing, a harness exception) counts as failed; nothing is skipped.  The
+last line is `N passed, M failed`; the exit status is 1 when anything failed.
 """
 
 import argparse
-import ast
 import collections
 import io
 import os
@@ -167,7 +170,7 @@ def quote(r, name):
     return ('"' + name + '"') if r.random() < 0.4 else ("'" + name + "'")
 
 
-def list_text(r, v, word=None):
+def list_text(r, v):
     """The text of a nested list of ints and bools (bools as True/False)."""
     if isinstance(v, list):
         inner = ""

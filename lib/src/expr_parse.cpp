@@ -26,117 +26,31 @@
 #include <limits>
 #include <optional>
 
+#include "expr_list.hpp"
 #include "py_literal.hpp"
 #include "python_text.hpp"
 #include "tslice/error.hpp"
 #include "tslice/expr.hpp"
+#include "tslice/view.hpp"
 
 namespace tslice {
 namespace {
 
+using detail::ListNode;
+using detail::ListShape;
+using detail::Literal;
+using detail::kMaxListDepth;
+using detail::discover_list_shape;
+using detail::to_index_list;
+
 constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kInt64Min = std::numeric_limits<std::int64_t>::min();
-
-// An integer literal as written; values beyond 64 bits keep their sign and a flag, because
-// numpy clamps them as slice bounds but rejects them as indices.
-struct Literal {
-    std::int64_t value = 0;  // saturated to the int64 range
-    bool overflows = false;
-};
-
-// numpy's dimension limit; deeper lists are refused.
-constexpr int kMaxListDepth = 32;
 
 // The longest expression tslice reads: 1 MiB. A command-line argument cannot be longer than
 // 128 KiB on Linux anyway; only an "index" op in a JSON file can carry a longer one, and every
 // byte of an integer list costs some 30 bytes while it is parsed. Large index arrays belong in
 // a gather with an .npy file.
 constexpr std::size_t kMaxExpressionBytes = std::size_t{1} << 20;
-
-// A list as written, before its shape is known.
-struct ListNode {
-    bool is_list = false;
-    Literal value;                 // when !is_list
-    bool boolean = false;          // when !is_list: True or False (value 1 or 0)
-    std::vector<ListNode> children;  // when is_list
-};
-
-// numpy's shape discovery for nested sequences (ctors.c / array_coercion.c,
-// PyArray_DiscoverDTypeAndShape_Recursive and update_shape), ported step by step so that a
-// ragged list reports the same "after N dimensions" and detected shape as numpy. Example:
-// [[1], 2] fixes shape (2, 1) from the first item, then the scalar 2 at depth 1 cuts the
-// usable dimensions to 1: "after 1 dimensions. The detected shape was (2,)".
-class ShapeDiscovery {
-public:
-    void walk(const ListNode& node, int depth) {
-        if (!node.is_list) {
-            if (!update(depth, 0, 0, false)) ragged_ = true;
-            return;
-        }
-        const auto size = static_cast<std::int64_t>(node.children.size());
-        if (!update(depth, 1, size, true)) {
-            ragged_ = true;
-            return;
-        }
-        if (size == 0) {  // "If the sequence is empty, this must be the last dimension"
-            reached_ = true;
-            max_dims_ = depth + 1;
-            return;
-        }
-        for (const auto& child : node.children) walk(child, depth + 1);
-    }
-
-    bool ragged() const { return ragged_; }
-    std::vector<std::int64_t> shape() const {
-        return std::vector<std::int64_t>(shape_.begin(), shape_.begin() + max_dims_);
-    }
-
-private:
-    // update_shape() for a sequence (new_ndim 1, its length) or a scalar (new_ndim 0).
-    bool update(int depth, int new_ndim, std::int64_t new_dim, bool sequence) {
-        bool success = true;
-        if (depth + new_ndim > max_dims_) {
-            success = false;
-            new_ndim = max_dims_ - depth;
-        } else if (!sequence && max_dims_ != depth + new_ndim) {
-            max_dims_ = depth + new_ndim;
-            if (reached_) success = false;
-        }
-        for (int i = 0; i < new_ndim; ++i) {
-            if (!reached_) {
-                shape_[static_cast<std::size_t>(depth + i)] = new_dim;
-            } else if (new_dim != shape_[static_cast<std::size_t>(depth + i)]) {
-                success = false;
-                max_dims_ = sequence ? depth : max_dims_ - (new_ndim - i);
-                break;
-            }
-        }
-        if (!sequence) reached_ = true;
-        return success;
-    }
-
-    int max_dims_ = kMaxListDepth;
-    std::vector<std::int64_t> shape_ = std::vector<std::int64_t>(kMaxListDepth, 0);
-    bool reached_ = false;
-    bool ragged_ = false;
-};
-
-// The leaves in C order; counts the booleans among them.
-void flatten(const ListNode& node, IntListItem& list, std::size_t& booleans) {
-    if (!node.is_list) {
-        list.values.push_back(node.value.value);
-        list.overflows = list.overflows || node.value.overflows;
-        booleans += node.boolean ? 1 : 0;
-        return;
-    }
-    for (const auto& child : node.children) flatten(child, list, booleans);
-}
-
-std::string numpy_shape_text(const std::vector<std::int64_t>& shape) {
-    std::string text = "(";
-    for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-    return text + (shape.size() == 1 ? ",)" : ")");
-}
 
 class Parser {
 public:
@@ -411,21 +325,13 @@ private:
     IntListItem parse_list() {
         const std::size_t column = pos_;
         const ListNode root = parse_list_node(1);
-        ShapeDiscovery discovery;
-        discovery.walk(root, 0);
-        if (discovery.ragged()) {
-            const auto shape = discovery.shape();
+        ListShape found = discover_list_shape(root);
+        if (found.ragged)
             fail("setting an array element with a sequence. The requested array has an inhomogeneous shape "
-                 "after " + std::to_string(shape.size()) + " dimensions. The detected shape was " +
-                     numpy_shape_text(shape) + " + inhomogeneous part.",
+                 "after " + std::to_string(found.shape.size()) + " dimensions. The detected shape was " +
+                     format_shape(found.shape) + " + inhomogeneous part.",
                  column);
-        }
-        IntListItem list;
-        list.shape = discovery.shape();
-        std::size_t booleans = 0;
-        flatten(root, list, booleans);
-        list.boolean = booleans > 0 && booleans == list.values.size();
-        return list;
+        return to_index_list(root, std::move(found.shape));
     }
 
     // Whether the '[' at the cursor opens a list whose first element is a string.
@@ -647,75 +553,8 @@ private:
     int list_depth_ = 0;  // inside how many integer-list brackets the cursor is
 };
 
-std::string bound_text(const std::optional<std::int64_t>& bound) {
-    return bound ? std::to_string(*bound) : std::string();
-}
-
-// "[[0, 1], [2, 3]]": nested brackets per axis of the list's shape.
-std::string list_text(const IntListItem& list) {
-    std::string text;
-    std::size_t next = 0;
-    auto emit = [&](auto&& self, std::size_t axis) -> void {
-        text += "[";
-        if (axis < list.shape.size()) {
-            for (std::int64_t i = 0; i < list.shape[axis]; ++i) {
-                if (i) text += ", ";
-                if (axis + 1 < list.shape.size()) {
-                    self(self, axis + 1);
-                } else {
-                    const std::int64_t value = list.values[next++];
-                    text += list.boolean ? (value ? "True" : "False") : std::to_string(value);
-                }
-            }
-        }
-        text += "]";
-    };
-    emit(emit, 0);
-    return text;
-}
-
 }  // namespace
 
 IndexExpr parse_index_expr(std::string_view text) { return Parser(text).parse(); }
-
-bool has_advanced(const IndexExpr& expr) {
-    return std::any_of(expr.items.begin(), expr.items.end(), [](const ExprItem& item) {
-        return std::holds_alternative<IntListItem>(item.item) || std::holds_alternative<BoolItem>(item.item);
-    });
-}
-
-const FieldItem* field_selection(const IndexExpr& expr) {
-    return expr.items.size() == 1 ? std::get_if<FieldItem>(&expr.items.front().item) : nullptr;
-}
-
-std::string to_string(const IndexExpr& expr) {
-    std::string text = "[";
-    if (expr.items.empty()) text += "()";
-    for (std::size_t i = 0; i < expr.items.size(); ++i) {
-        if (i) text += ", ";
-        const IndexItem& item = expr.items[i].item;
-        if (const auto* slice = std::get_if<SliceItem>(&item)) {
-            text.append(bound_text(slice->start)).append(":").append(bound_text(slice->stop));
-            if (slice->step) text.append(":").append(std::to_string(*slice->step));
-        } else if (const auto* integer = std::get_if<IntItem>(&item)) {
-            text += std::to_string(integer->value);
-        } else if (const auto* list = std::get_if<IntListItem>(&item)) {
-            text += list_text(*list);
-        } else if (const auto* boolean = std::get_if<BoolItem>(&item)) {
-            text += boolean->value ? "True" : "False";
-        } else if (const auto* fields = std::get_if<FieldItem>(&item)) {
-            std::string names;
-            for (const auto& name : fields->names) names += (names.empty() ? "" : ", ") + str_repr_utf8(name);
-            text += fields->list ? "[" + names + "]" : names;
-        } else if (std::holds_alternative<EllipsisItem>(item)) {
-            text += "...";
-        } else {
-            text += "None";
-        }
-    }
-    text += "]";
-    for (const auto& next : expr.chained) text += to_string(next);
-    return text;
-}
 
 }  // namespace tslice

@@ -13,22 +13,26 @@ std::vector<std::int64_t> shape_of(const Plan& plan) {
 }
 
 // A step per subscript of `expr` (and of its chained ones), each planned against the result
-// of the one before. `prefix` goes before each label ("ops[2].expr: ").
-void plan_subscripts(Pipeline& pipeline, const IndexExpr& expr, const std::string& label_prefix,
+// of the one before. A lone subscript's step is labelled `op_label` (an "index" op's,
+// "ops[2] index") or the expression as written; a chain's steps add each subscript's text.
+// Errors of an op's expression start with `error_prefix` ("ops[2].expr: ").
+void plan_subscripts(Pipeline& pipeline, const IndexExpr& expr, const std::optional<std::string>& op_label,
                      const std::string& error_prefix) {
-    const auto plan_one = [&](const IndexExpr& subscript, const std::string& label) {
+    const auto plan_one = [&](const IndexExpr& subscript) {
+        std::string label = op_label.value_or("");
+        if (!expr.chained.empty()) label += (label.empty() ? "" : " ") + std::string(subscript.written());
+        if (label.empty()) label = expr.text;
         try {
             Plan plan = plan_expression(subscript, pipeline.output_shape(), pipeline.output_dtype());
-            pipeline.steps.push_back(Step{label_prefix + label, std::move(plan)});
+            pipeline.steps.push_back(Step{std::move(label), std::move(plan)});
         } catch (const ExprError& error) {
             if (error_prefix.empty()) throw;
             throw ExprError(error_prefix + error.what(), error.expression(), error.column(), error.problem(),
                             error.detail());
         }
     };
-    // A lone subscript is labelled with the whole text, as written; a chain's, each with its own.
-    plan_one(expr, expr.chained.empty() ? expr.text : std::string(expr.written()));
-    for (const auto& next : expr.chained) plan_one(next, std::string(next.written()));
+    plan_one(expr);
+    for (const auto& next : expr.chained) plan_one(next);
 }
 
 const char* op_name(const OpSpec& op) {
@@ -40,8 +44,7 @@ const char* op_name(const OpSpec& op) {
 void plan_op(Pipeline& pipeline, const OpSpec& op) {
     const std::string label = op.path + " " + op_name(op);
     if (const auto* index = std::get_if<IndexSpec>(&op.spec)) {
-        plan_subscripts(pipeline, index->expr, index->expr.chained.empty() ? label : label + " ", op.path + ".expr: ");
-        if (index->expr.chained.empty()) pipeline.steps.back().label = label;
+        plan_subscripts(pipeline, index->expr, label, op.path + ".expr: ");
         return;
     }
     struct Planner {
@@ -51,7 +54,9 @@ void plan_op(Pipeline& pipeline, const OpSpec& op) {
         Plan operator()(const SliceSpec& spec) const { return plan_slice(spec, shape, path); }
         Plan operator()(const Slice1Spec& spec) const { return plan_slice1(spec, shape, path); }
         Plan operator()(const GatherSpec& spec) const { return plan_gather(spec, shape, path); }
-        Plan operator()(const IndexSpec&) const { return {}; }  // planned above
+        Plan operator()(const IndexSpec&) const {
+            throw Error(ErrorKind::Internal, "internal: an index op is planned a step per subscript");
+        }
     };
     const std::vector<std::int64_t> shape = pipeline.output_shape();
     pipeline.steps.push_back(Step{label, std::visit(Planner{shape, op.path}, op.spec)});
@@ -104,7 +109,7 @@ Pipeline plan_pipeline(const std::vector<std::int64_t>& input_shape, const std::
     pipeline.input_shape = input_shape;
     pipeline.input_dtype = input_dtype;
     for (const auto& op : ops) plan_op(pipeline, op);
-    if (expr) plan_subscripts(pipeline, *expr, "", "");
+    if (expr) plan_subscripts(pipeline, *expr, std::nullopt, "");
     return pipeline;
 }
 

@@ -236,39 +236,6 @@ void write_text(const std::string& path, const TextSource& next, const WriteOpti
 
 namespace {
 
-// write_view for a selection of fields: each chunk's elements are copied whole, a bounded
-// piece at a time, into a buffer of their own, then packed into the chunk. Input pages are
-// released as the copy moves on, as for any other view.
-void write_packed_view(const std::string& path, const OutputFraming& framing, const std::byte* data,
-                       const View& view, const ReleaseInput& release, const WriteOptions& options) {
-    const DType& selection = *options.packed_selection;
-    const auto itemsize = static_cast<std::int64_t>(view.itemsize);
-    const auto packed = static_cast<std::int64_t>(selection.packed_itemsize);
-    const bool releases = release && !view.has_table();
-    WorkerPool pool(view.element_count() * itemsize >= kThreadedBytes ? options.threads : 1);
-    const std::int64_t piece_elements = std::max<std::int64_t>(1, kChunkBytes / itemsize);
-    std::vector<std::byte> whole;
-    View::Span unread = view.span_from(0);
-    write_array(path, framing, selection.packed_itemsize, view.shape,
-                ChunkSource([&](std::int64_t first, std::int64_t count, std::byte* scratch) {
-                    for (std::int64_t from = 0; from < count; from += piece_elements) {
-                        const std::int64_t n = std::min(piece_elements, count - from);
-                        whole.resize(static_cast<std::size_t>(n * itemsize));
-                        copy_view_parallel(pool, data, view, whole.data(), first + from, n);
-                        pack_elements(selection, whole.data(), n, scratch + from * packed);
-                        if (releases) {
-                            const View::Span still = view.span_from(first + from + n);
-                            release(unread.begin, still.begin);
-                            release(still.end, unread.end);
-                            unread = still;
-                        }
-                    }
-                    if (options.progress) options.progress((first + count) * packed, view.element_count() * packed);
-                    return static_cast<const std::byte*>(scratch);
-                }),
-                options);
-}
-
 // Reverses the bytes of each of `count` elements: a big-endian input written little-endian.
 void swap_elements(std::byte* bytes, std::int64_t count, std::size_t itemsize) {
     for (std::int64_t i = 0; i < count; ++i, bytes += itemsize) std::reverse(bytes, bytes + itemsize);
@@ -278,13 +245,14 @@ void swap_elements(std::byte* bytes, std::int64_t count, std::size_t itemsize) {
 
 void write_view(const std::string& path, const OutputFraming& framing, const std::byte* data, const View& view,
                 const ReleaseInput& release, const WriteOptions& options) {
-    if (options.packed_selection) {
-        write_packed_view(path, framing, data, view, release, options);
-        return;
-    }
     const auto itemsize = static_cast<std::int64_t>(view.itemsize);
+    // A selection of fields is copied whole, a bounded piece at a time, into `whole`, then
+    // packed into the chunk; what a file holds of an element is then `written` bytes.
+    const DType* packs = options.packed_selection ? &*options.packed_selection : nullptr;
+    const auto written = static_cast<std::int64_t>(packs ? packs->packed_itemsize : view.itemsize);
+    std::vector<std::byte> whole;
     const bool releases = release && !view.has_table();
-    const bool contiguous = view.is_c_contiguous();
+    const bool contiguous = !packs && view.is_c_contiguous();
     WorkerPool pool(view.element_count() * itemsize >= kThreadedBytes ? options.threads : 1);
     View::Span unread = view.span_from(0);
     const double bytes_read_per_element =
@@ -301,7 +269,7 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     };
     std::int64_t previous_first = 0;
 
-    write_array(path, framing, view.itemsize, view.shape,
+    write_array(path, framing, static_cast<std::size_t>(written), view.shape,
                 ChunkSource([&](std::int64_t first, std::int64_t count, std::byte* scratch) {
                     const std::byte* bytes = scratch;
                     if (contiguous) {
@@ -315,19 +283,28 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
                         release_before(previous_first);
                         previous_first = first;
                     } else {
+                        // Pieces of at most kReleaseBytes read; a packed one, of kChunkBytes copied.
+                        const double bytes_per_piece = packs ? static_cast<double>(kChunkBytes) : kReleaseBytes;
+                        const double bytes_per_element = packs ? static_cast<double>(itemsize) : bytes_read_per_element;
                         const std::int64_t pieces = std::clamp<std::int64_t>(
-                            static_cast<std::int64_t>(std::ceil(static_cast<double>(count) * bytes_read_per_element /
-                                                                kReleaseBytes)),
+                            static_cast<std::int64_t>(
+                                std::ceil(static_cast<double>(count) * bytes_per_element / bytes_per_piece)),
                             1, count);
                         for (std::int64_t piece = 0; piece < pieces; ++piece) {
                             const std::int64_t from = count * piece / pieces;
                             const std::int64_t to = count * (piece + 1) / pieces;
-                            copy_view_parallel(pool, data, view, scratch + from * itemsize, first + from, to - from);
+                            if (packs) {
+                                whole.resize(static_cast<std::size_t>((to - from) * itemsize));
+                                copy_view_parallel(pool, data, view, whole.data(), first + from, to - from);
+                                pack_elements(*packs, whole.data(), to - from, scratch + from * written);
+                            } else {
+                                copy_view_parallel(pool, data, view, scratch + from * itemsize, first + from, to - from);
+                            }
                             release_before(first + to);
                         }
                     }
                     if (options.swap_bytes) swap_elements(scratch, count, view.itemsize);
-                    if (options.progress) options.progress((first + count) * itemsize, view.element_count() * itemsize);
+                    if (options.progress) options.progress((first + count) * written, view.element_count() * written);
                     return bytes;
                 }),
                 options);

@@ -23,7 +23,6 @@ alone (`--seed S --only K` replays one).  The last line is `N passed, M failed`;
 status is 1 when anything failed.
 """
 
-import argparse
 import collections
 import io
 import json
@@ -89,16 +88,6 @@ def random_index(r, dim, lo=INT64_MIN, hi=INT64_MAX, oor_rate=0.12):
         if lo <= v <= hi:
             return v
     return max(lo, min(hi, dim))  # out of range (or dim itself) and representable
-
-
-def nested(values, shape):
-    """C-order `values` as nested lists of `shape` (an int for shape ())."""
-    if not shape:
-        return values[0]
-    if shape[0] == 0:
-        return []
-    step = len(values) // shape[0] if shape[0] else 0
-    return [nested(values[k * step:(k + 1) * step], shape[1:]) for k in range(shape[0])]
 
 
 def gen_case(seed, index):
@@ -204,7 +193,7 @@ def build_spec(case, indices_file):
     if case["source"] == "file":
         op["indices"] = indices_file
     else:
-        op["indices"] = nested(case["values"], case["indices_shape"])
+        op["indices"] = harness.nested(case["values"], case["indices_shape"])
     op["axis"] = case["axis"]
     if not case["omit_batch_dims"]:
         op["batch_dims"] = case["batch_dims"]
@@ -283,7 +272,7 @@ def run_case(args, case, workdir):
         expected = None
         blamed = None
         try:
-            expected = ov_gather.gather(arr, nested(case["values"], case["indices_shape"]), case["axis"],
+            expected = ov_gather.gather(arr, harness.nested(case["values"], case["indices_shape"]), case["axis"],
                                         case["batch_dims"], case["indices_shape"])
         except ov_gather.GatherSpecError as e:
             blamed = e.field
@@ -362,18 +351,7 @@ def run_case(args, case, workdir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tslice", required=True, help="path of the tslice executable")
-    ap.add_argument("--cases", type=int, default=2000, help="number of random cases (default 2000)")
-    ap.add_argument("--seed", type=int, help="use this seed for every case")
-    ap.add_argument("--only", type=int, help="run only this case number")
-    ap.add_argument("--workers", type=int, default=4)
-    ap.add_argument("--keep", help="copy the inputs of failing cases into this directory")
-    ap.add_argument("--show", type=int, default=5, help="failures shown in full per kind (default 5)")
-    args = ap.parse_args()
-    args.tslice = harness.require_tslice(args.tslice)
-    if args.keep:
-        os.makedirs(args.keep, exist_ok=True)
+    args = harness.case_args(__doc__, 2000, 4, 5)
 
     seeds = harness.SplitSeeds(FIXED_SEED, args.seed)
     seeds.announce()

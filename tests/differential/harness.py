@@ -62,6 +62,37 @@ def seed_list(fixed, given, fresh_stop=2**31):
     return seeds
 
 
+def nested(values, shape):
+    """C-order `values` as nested lists of `shape` (the value itself for shape ())."""
+    if not shape:
+        return values[0]
+    if shape[0] == 0:
+        return []
+    step = len(values) // shape[0]
+    return [nested(values[k * step:(k + 1) * step], shape[1:]) for k in range(shape[0])]
+
+
+def case_args(doc, cases, workers, show):
+    """The arguments of the tests whose cases a (seed, number) pair replays:
+    --tslice PATH --cases N --seed N --only K --workers N --keep DIR --show N. The tslice
+    path is checked and --keep's directory made."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tslice", required=True, help="path of the tslice executable")
+    ap.add_argument("--cases", type=int, default=cases, help=f"number of random cases (default {cases})")
+    ap.add_argument("--seed", type=int, help="use this seed for every case")
+    ap.add_argument("--only", type=int, help="run only this case number")
+    ap.add_argument("--workers", type=int, default=workers)
+    ap.add_argument("--keep", help="copy the inputs of failing cases into this directory")
+    ap.add_argument("--show", type=int, default=show, help=f"failures shown in full per kind (default {show})")
+    args = ap.parse_args()
+    args.tslice = require_tslice(args.tslice)
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+    return args
+
+
 def tslice_cases_seed_args(doc, cases, fixed_seed):
     """The arguments most tests take, --tslice PATH [--cases N] [--seed N]: returns (the
     tslice path, the case count, the seeds to run: --seed's, or `fixed_seed` and a fresh one,

@@ -41,7 +41,6 @@ A case that cannot be checked (numpy raising something else, numpy's literal cha
 last line is `N passed, M failed`; the exit status is 1 when anything failed.
 """
 
-import argparse
 import collections
 import io
 import os
@@ -186,15 +185,6 @@ def list_text(r, v):
     return str(v)
 
 
-def nest(values, shape):
-    if not shape:
-        return values[0]
-    if shape[0] == 0:
-        return []
-    step = len(values) // shape[0]
-    return [nest(values[k * step:(k + 1) * step], shape[1:]) for k in range(shape[0])]
-
-
 def rand_bound(r, d):
     x = r.random()
     if x < 0.45:
@@ -247,7 +237,7 @@ def make_mask(r, dims, trues, wrong_axis=None):
         trues = max(0, min(trues, size))
         on = set(r.sample(range(size), trues))
         flat = [k in on for k in range(size)]
-    value = nest(flat, dims)
+    value = harness.nested(flat, dims)
     return Item("mask", np.array(value, dtype=bool), list_text(r, value))
 
 
@@ -806,18 +796,7 @@ def run_case(args, case, base):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tslice", required=True, help="path of the tslice executable")
-    ap.add_argument("--cases", type=int, default=2000, help="number of random cases, all kinds (default 2000)")
-    ap.add_argument("--seed", type=int, help="use this seed for every case")
-    ap.add_argument("--only", type=int, help="run only this case number")
-    ap.add_argument("--workers", type=int, default=max(2, min(8, os.cpu_count() or 4)))
-    ap.add_argument("--keep", help="copy the inputs and outputs of failing cases into this directory")
-    ap.add_argument("--show", type=int, default=3, help="failures shown in full per kind (default 3)")
-    args = ap.parse_args()
-    args.tslice = harness.require_tslice(args.tslice)
-    if args.keep:
-        os.makedirs(args.keep, exist_ok=True)
+    args = harness.case_args(__doc__, 2000, max(2, min(8, os.cpu_count() or 4)), 3)
 
     seeds = harness.SplitSeeds(FIXED_SEED, args.seed)
     seeds.announce()

@@ -372,15 +372,6 @@ def list_values(v):
     return [v]
 
 
-def nest(values, shape):
-    if not shape:
-        return values[0]
-    if shape[0] == 0:
-        return []
-    step = len(values) // shape[0]
-    return [nest(values[k * step:(k + 1) * step], shape[1:]) for k in range(shape[0])]
-
-
 def list_literal(r, v):
     """The text of a (possibly ragged) nested list, with random spacing and trailing commas."""
     if not isinstance(v, list):
@@ -469,7 +460,7 @@ def gen_advanced_case(seed, index):
             k = r.randint(1, b_rank)
             lshape = [t if r.random() < 0.7 else 1 for t in target[-k:]]
             count = int(np.prod(lshape, dtype=np.int64))
-            cons.append(make_list(r, nest([r.randint(-d, d - 1) for _ in range(count)], lshape)))
+            cons.append(make_list(r, harness.nested([r.randint(-d, d - 1) for _ in range(count)], lshape)))
         elif d > 0 and y < 0.65:
             cons.append(make_int(r, r.randint(-d, d - 1)))
         else:
@@ -487,7 +478,7 @@ def gen_advanced_case(seed, index):
             d = dims[k]
             lshape = [r.randint(2, 4) for _ in range(r.randint(1, 3))]
             count = int(np.prod(lshape, dtype=np.int64))
-            cons[k] = make_list(r, nest([r.randint(-d, d - 1) if d else 0 for _ in range(count)], lshape))
+            cons[k] = make_list(r, harness.nested([r.randint(-d, d - 1) if d else 0 for _ in range(count)], lshape))
             shapes = [list_shape(cons[j].value) for j in lists]
             if not broadcast_ok(shapes):
                 break
@@ -498,7 +489,7 @@ def gen_advanced_case(seed, index):
         if vals:
             vals[r.randrange(len(vals))] = r.choice([d + r.randint(0, 3), -d - 1 - r.randint(0, 3), INT64_MAX,
                                                      INT64_MIN, 2**62])
-            cons[k] = make_list(r, nest(vals, list_shape(cons[k].value)))
+            cons[k] = make_list(r, harness.nested(vals, list_shape(cons[k].value)))
         else:
             cons[k] = make_list(r, [d + r.randint(0, 3)])
     elif mode == "oob_int":
@@ -519,7 +510,7 @@ def gen_advanced_case(seed, index):
         k = r.choice(lists)
         vals = list_values(cons[k].value) or [0]
         vals[r.randrange(len(vals))] = r.choice([2**64, 2**64 + 5, -(2**63) - 1, 10**25, -(10**30)])
-        cons[k] = make_list(r, nest(vals, list_shape(cons[k].value) or (1,)))
+        cons[k] = make_list(r, harness.nested(vals, list_shape(cons[k].value) or (1,)))
 
     items = cons[:n_before] + ([make_ellipsis()] if use_ell else []) + cons[n_before:]
     if mode == "two_ell":

@@ -119,6 +119,7 @@ TEST_CASE("expr: errors and their columns") {
         {"['x',]", 1, "only integers, slices (`:`)"},
         {"[b'x']", 1, "only integers, slices (`:`)"},
         {"['x]", 1, "unterminated string"},
+        {"['a\xff']", 3, "a field name is UTF-8 text; the byte \\xff here is not"},
         {"[['x', 0]]", 7, "only integers, slices (`:`)"},
         {"[0][]", 4, "empty index expression: write '[...]'"},
         {"[0][1:x]", 6, "unknown name 'x'"},

@@ -1,5 +1,6 @@
 #include "python_text.hpp"
 #include "tslice/copy.hpp"
+#include "tslice/error.hpp"
 #include "tslice/explain.hpp"
 
 #include <nlohmann/json.hpp>
@@ -114,6 +115,8 @@ struct Equivalents {
 
 Equivalents equivalents(const Pipeline& pipeline, const IndexExpr& expr) {
     const auto subscripts = subscripts_of(expr);
+    if (pipeline.steps.size() < subscripts.size())
+        throw Error(ErrorKind::Internal, "internal: --explain was given a pipeline without a step per subscript");
     const std::size_t first_step = pipeline.steps.size() - subscripts.size();
     Equivalents out;
     std::vector<std::string> strided, onnx;

@@ -386,6 +386,12 @@ private:
             fail("raw strings are not read here: write the field name in plain quotes", start);
         const std::size_t end = string_end(quote);
         if (end > end_) fail("unterminated string: a field name ends with the quote it starts with", quote);
+        // numpy's field names are str: text, which the bytes must spell in UTF-8.
+        for (std::size_t i = start; i < end;) {
+            const std::size_t at = i;
+            if (!next_utf8(text_.substr(0, end), i))
+                fail("a field name is UTF-8 text; the byte " + escape_bytes(text_.substr(at, 1)) + " here is not", at);
+        }
         pos_ = end;
         try {
             const PyValue value = parse_py_literal(text_.substr(start, end - start), "the field name", "unexpected text");

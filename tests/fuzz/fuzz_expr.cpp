@@ -35,15 +35,21 @@ using Shape = std::vector<std::int64_t>;
 
 // Items without their columns, and with the overflow flags dropped (to_string() writes the
 // saturated value, which parses back without the flag).
-std::vector<IndexItem> bare_items(const IndexExpr& expr) {
-    std::vector<IndexItem> items;
-    for (const auto& entry : expr.items) {
-        IndexItem item = entry.item;
-        if (auto* integer = std::get_if<IntItem>(&item)) integer->overflows = false;
-        if (auto* list = std::get_if<IntListItem>(&item)) list->overflows = false;
-        items.push_back(item);
-    }
-    return items;
+// The items of every subscript, chained ones included, without the overflow flags.
+std::vector<std::vector<IndexItem>> bare_items(const IndexExpr& expr) {
+    std::vector<std::vector<IndexItem>> subscripts;
+    const auto add = [&](const IndexExpr& subscript) {
+        std::vector<IndexItem>& items = subscripts.emplace_back();
+        for (const auto& entry : subscript.items) {
+            IndexItem item = entry.item;
+            if (auto* integer = std::get_if<IntItem>(&item)) integer->overflows = false;
+            if (auto* list = std::get_if<IntListItem>(&item)) list->overflows = false;
+            items.push_back(item);
+        }
+    };
+    add(expr);
+    for (const auto& next : expr.chained) add(next);
+    return subscripts;
 }
 
 // len(range(start, stop, step)), written out independently of the planner.
@@ -125,11 +131,19 @@ void plan_against(const IndexExpr& expr, const Shape& shape) {
             check_equivalent("the ONNX slice equivalent", expr.text, shape, plan,
                              [&] { return Plan{plan_slice(*spec, shape, "op")}; });
 
+}
+
+// --explain of the whole expression, chained subscripts included, as the command line plans it.
+void explain_against(const IndexExpr& expr, const Shape& shape) {
     static const DType dtype = parse_dtype_descr("'<i2'");
     Pipeline pipeline;
-    pipeline.input_shape = shape;
-    pipeline.steps.push_back(Step{expr.text, plan});
+    try {
+        pipeline = plan_pipeline(shape, {}, expr, dtype);
+    } catch (const Error&) {
+        return;
+    }
     (void)explain(pipeline, dtype, expr);
+    (void)explain_json(pipeline, dtype, expr);
 }
 
 }  // namespace
@@ -153,7 +167,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& item : expr.items) TSLICE_FUZZ_CHECK(item.column < text.size());
 
     // The canonical text reads back as the same expression.
-    if (!expr.items.empty()) {
+    {
         const std::string canonical = to_string(expr);
         IndexExpr again;
         try {
@@ -166,6 +180,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
 
     static const std::vector<Shape> shapes = {{}, {5}, {2, 3, 4}, {0, 3}, {3, 1, 2, 1, 2}, {7, 0, 2}};
-    for (const auto& shape : shapes) plan_against(expr, shape);
+    for (const auto& shape : shapes) {
+        plan_against(expr, shape);
+        explain_against(expr, shape);
+    }
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -220,5 +221,47 @@ TEST_CASE("write_view: a view's elements in C order, byte-swapped when asked, wi
     for (const auto& [begin, end] : released) {
         CHECK(begin >= 0);
         CHECK(end <= n * 4);
+    }
+}
+
+TEST_CASE("write_view: elements larger than a chunk are written in parts, whatever their size") {
+    TempDir dir;
+    // 5,000,000 splits into parts of 1,000,000 bytes; 1,048,583 is prime, so into single bytes.
+    for (const std::int64_t itemsize : {std::int64_t{5000000}, std::int64_t{1048583}}) {
+        CAPTURE(itemsize);
+        const std::int64_t n = 3;
+        std::vector<unsigned char> data(static_cast<std::size_t>(n * itemsize));
+        for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<unsigned char>(i * 131 + i / 4099);
+        for (const bool reversed : {false, true}) {
+            CAPTURE(reversed);
+            View view = View::contiguous({n}, static_cast<std::size_t>(itemsize));
+            if (reversed) {
+                view.byte_offset = (n - 1) * itemsize;
+                view.byte_strides = {-itemsize};
+            }
+            std::int64_t progress = 0, largest_step = 0;
+            WriteOptions options;
+            options.threads = 2;
+            options.progress = [&](std::int64_t bytes, std::int64_t total) {
+                CHECK(total == n * itemsize);
+                largest_step = std::max(largest_step, bytes - progress);
+                progress = bytes;
+            };
+            const fs::path path = dir.path / "out.bin";
+            write_view(path.string(), OutputFraming{"HEAD", 0, {}}, reinterpret_cast<const std::byte*>(data.data()),
+                       view, {}, options);
+            // Each chunk is at most a MiB, so no buffer holds a whole element.
+            CHECK(progress == n * itemsize);
+            CHECK(largest_step <= std::int64_t{1} << 20);
+            const std::string bytes = read_file(path);
+            REQUIRE(bytes.size() == 4 + data.size());
+            bool all_equal = true;
+            for (std::int64_t e = 0; e < n && all_equal; ++e) {
+                const std::int64_t from = (reversed ? n - 1 - e : e) * itemsize;
+                all_equal = std::memcmp(bytes.data() + 4 + e * itemsize, data.data() + from,
+                                        static_cast<std::size_t>(itemsize)) == 0;
+            }
+            CHECK(all_equal);
+        }
     }
 }

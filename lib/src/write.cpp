@@ -241,10 +241,32 @@ void swap_elements(std::byte* bytes, std::int64_t count, std::size_t itemsize) {
     for (std::int64_t i = 0; i < count; ++i, bytes += itemsize) std::reverse(bytes, bytes + itemsize);
 }
 
+// A view whose elements are larger than a chunk, as a view of parts of them: a trailing axis
+// over each element's bytes in units of at most kChunkBytes (the largest that divides the
+// element), so that the writer's two chunk buffers stay bounded in bytes whatever the item
+// size. The bytes are the same, in the same order. Other views are returned as they are.
+View in_chunk_sized_units(const View& view) {
+    if (view.itemsize <= kChunkBytes) return view;
+    std::size_t unit = 1;
+    for (std::size_t divisor = 1; divisor * divisor <= view.itemsize; ++divisor) {
+        if (view.itemsize % divisor != 0) continue;
+        if (divisor <= kChunkBytes) unit = std::max(unit, divisor);
+        if (view.itemsize / divisor <= kChunkBytes) unit = std::max(unit, view.itemsize / divisor);
+    }
+    View units = view;
+    units.shape.push_back(static_cast<std::int64_t>(view.itemsize / unit));
+    units.byte_strides.push_back(static_cast<std::int64_t>(unit));
+    if (units.has_table()) units.table_strides.push_back(0);
+    units.itemsize = unit;
+    return units;
+}
+
 }  // namespace
 
-void write_view(const std::string& path, const OutputFraming& framing, const std::byte* data, const View& view,
-                const ReleaseInput& release, const WriteOptions& options) {
+void write_view(const std::string& path, const OutputFraming& framing, const std::byte* data,
+                const View& result_view, const ReleaseInput& release, const WriteOptions& options) {
+    // A selection of fields is packed from whole elements, so its elements are not split.
+    const View view = options.packed_selection ? result_view : in_chunk_sized_units(result_view);
     const auto itemsize = static_cast<std::int64_t>(view.itemsize);
     // A selection of fields is copied whole, a bounded piece at a time, into `whole`, then
     // packed into the chunk; what a file holds of an element is then `written` bytes.

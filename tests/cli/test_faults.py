@@ -15,6 +15,8 @@ Each check runs tslice the way a script would and then looks at the output direc
   standard_stream_names  -o /dev/stdout, /proc/self/fd/1, /dev/fd/1, /dev/stderr, /dev/fd/7 write
                       into the open descriptor (`>>` appends, the shell's file stays)
   thread_limit        RLIMIT_NPROC forbids every thread: the copy completes on one
+  huge_items          elements of 1 GiB (|V1073741824) written with at most 128 MiB resident:
+                      the writer's chunks are bounded in bytes and split elements
   terminal_output     `-o -` onto a terminal is exit 2 unless --force
   unmappable_input    a file whose mmap fails (ENODEV, through an LD_PRELOAD stand-in) is read
                       like a stream, with the same result
@@ -569,6 +571,33 @@ def check_standard_stream_names(tslice, tmp):
     check(listing(tmp) == ["log"], f"the directory holds {listing(tmp)}")
 
 
+def check_huge_items(tslice, tmp):
+    # Two elements of 1 GiB each (a sparse file: no disk until read), written whole and in
+    # part to /dev/null: the writer's buffers are bounded in bytes, not in elements, so the
+    # peak resident memory stays small (writing to /dev/null never reads the mapped input).
+    item = 1 << 30
+    path = os.path.join(tmp, "huge.npy")
+    header = ("{'descr': '|V%d', 'fortran_order': False, 'shape': (2,), }" % item).encode("latin1")
+    header += b" " * ((-(10 + len(header) + 1)) % 64) + b"\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header)
+        f.truncate(10 + len(header) + 2 * item)
+    with open(tslice, "rb") as f:
+        sanitized = b"__asan_init" in f.read()
+    for expr in ["...", "1:"]:
+        child = subprocess.Popen([tslice, path, expr, "-o", "/dev/null"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(child.pid, 0)
+        stderr = child.stderr.read().decode(errors="replace")
+        check(os.waitstatus_to_exitcode(status) == 0, f"{expr}: exit {status}: {stderr}")
+        peak_mib = usage.ru_maxrss / 1024
+        if not sanitized:
+            check(peak_mib <= 128, f"{expr}: peak resident memory {peak_mib:.0f} MiB for 1 GiB elements")
+    if sanitized:
+        raise Skip("the runs succeed; their peak memory is not checked under AddressSanitizer, whose shadow "
+                   "memory and quarantine count in it")
+
+
 def check_thread_limit(tslice, tmp):
     # Where no thread may start (RLIMIT_NPROC, as in a container), the copy runs on fewer
     # threads and completes; it does not abort.
@@ -634,6 +663,7 @@ CHECKS = [
     ("replaced_file_keeps_attributes", check_replaced_file_keeps_attributes),
     ("standard_stream_names", check_standard_stream_names),
     ("thread_limit", check_thread_limit),
+    ("huge_items", check_huge_items),
     ("terminal_output", check_terminal_output),
     ("sync", check_sync),
     ("unmappable_input", check_unmappable_input),

@@ -114,6 +114,29 @@ TEST_CASE("write_npy writes numpy's bytes and only whole files") {
         CHECK(fs::is_symlink(dir.path / "link.npy"));
         CHECK(read_file(real).size() == 128 + 8);
     }
+    SUBCASE("a chain of links, relative to their own directories, is followed to the real file") {
+        fs::create_directories(dir.path / "a" / "b");
+        const fs::path real = dir.path / "a" / "b" / "real.npy";
+        write_file(real, "old");
+        fs::create_symlink("b/real.npy", dir.path / "a" / "middle");
+        fs::create_symlink("a/middle", dir.path / "link.npy");
+        write_npy((dir.path / "link.npy").string(), i4, {2}, fill_counting);
+        CHECK(fs::is_symlink(dir.path / "link.npy"));
+        CHECK(fs::is_symlink(dir.path / "a" / "middle"));
+        CHECK(read_file(real).size() == 128 + 8);
+        CHECK(fs::directory_iterator(dir.path / "a" / "b")->path().filename() == "real.npy");
+    }
+    SUBCASE("a dangling link and a loop of links are refused, and stay as they were") {
+        fs::create_symlink("missing.npy", dir.path / "dangling.npy");
+        CHECK(error_message([&] { write_npy((dir.path / "dangling.npy").string(), i4, {2}, fill_counting); })
+                  .find("it is a symbolic link to a file that does not exist") != std::string::npos);
+        fs::create_symlink("loop2", dir.path / "loop1");
+        fs::create_symlink("loop1", dir.path / "loop2");
+        CHECK(error_message([&] { write_npy((dir.path / "loop1").string(), i4, {2}, fill_counting); }) ==
+              "cannot write '" + (dir.path / "loop1").string() + "': Too many levels of symbolic links");
+        CHECK(dir.entries() == std::vector<std::string>{"dangling.npy", "loop1", "loop2"});
+        CHECK(fs::read_symlink(dir.path / "dangling.npy") == "missing.npy");
+    }
     SUBCASE("a directory, a missing directory, an empty path") {
         CHECK(error_message([&] { write_npy(dir.path.string(), i4, {2}, fill_counting); }) ==
               "cannot write '" + dir.path.string() + "': it is a directory");

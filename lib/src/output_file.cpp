@@ -80,6 +80,41 @@ void copy_extended_attributes(const std::string& from, int to_fd) {
     }
 }
 
+// The file a symbolic link `path` leads to, and its status. The kernel follows the links
+// (open with O_PATH), so its protections apply (fs.protected_symlinks refuses to follow another
+// user's link in a sticky world-writable directory) and loops end in ELOOP; the real path is
+// then read back from the descriptor, and checked to be that same file. The link is written
+// through, not replaced, so the rename goes to the real path. A dangling link is refused, as
+// cp refuses it: writing through it would create a file where the user may not expect one.
+std::string resolve_link(const std::string& path, const std::string& target, struct stat& info) {
+    const int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            fail("cannot write " + target +
+                 ": it is a symbolic link to a file that does not exist (tslice writes through a link only to an "
+                 "existing file; remove the link or create the file)");
+        fail("cannot write " + target + ": " + errno_text(errno));
+    }
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    if (::fstat(fd, &info) != 0) fail("cannot write " + target + ": " + errno_text(errno));
+    // A device or a pipe is opened by its own path later (its link text need not be a path).
+    if (!S_ISREG(info.st_mode)) return path;
+    std::string real(4096, '\0');
+    const std::string proc = "/proc/self/fd/" + std::to_string(fd);
+    const ssize_t length = ::readlink(proc.c_str(), real.data(), real.size());
+    if (length <= 0 || static_cast<std::size_t>(length) >= real.size())
+        fail("cannot write " + target + ": cannot find where its symbolic link leads (" + proc + ": " +
+             errno_text(length < 0 ? errno : ENAMETOOLONG) + "; is /proc mounted?)");
+    real.resize(static_cast<std::size_t>(length));
+    struct stat again {};
+    if (::lstat(real.c_str(), &again) != 0 || again.st_dev != info.st_dev || again.st_ino != info.st_ino)
+        fail("cannot write " + target + ": the file its symbolic link leads to moved while tslice opened it");
+    return real;
+}
+
 mode_t new_file_mode() {
     // umask can only be read by setting it; it is put back at once.
     const mode_t mask = ::umask(022);
@@ -148,36 +183,14 @@ OutputFile::OutputFile(const std::string& path) {
     const std::string& target = name_;
     if (path.empty()) fail("cannot write '': the output path is empty");
 
-    // Follow symbolic links by hand so that the link is written through rather than replaced by
-    // the rename, even when it dangles.
     std::string final_path = path;
     struct stat info {};
     bool exists = false;
-    for (int hops = 0;; ++hops) {
-        if (::lstat(final_path.c_str(), &info) != 0) {
-            if (errno != ENOENT) fail("cannot write " + target + ": " + errno_text(errno));
-            break;
-        }
-        if (!S_ISLNK(info.st_mode)) {
-            exists = true;
-            break;
-        }
-        struct stat followed {};
-        if (::stat(final_path.c_str(), &followed) == 0 && !S_ISREG(followed.st_mode)) {
-            // /dev/stdout and friends: their link text need not be a path; open() follows them.
-            info = followed;
-            exists = true;
-            break;
-        }
-        if (hops >= 40) fail("cannot write " + target + ": " + errno_text(ELOOP));
-        std::string link(4096, '\0');
-        const ssize_t length = ::readlink(final_path.c_str(), link.data(), link.size());
-        if (length < 0) fail("cannot write " + target + ": " + errno_text(errno));
-        link.resize(static_cast<std::size_t>(length));
-        if (link.empty()) fail("cannot write " + target + ": " + errno_text(ENOENT));
-        const auto slash = final_path.rfind('/');
-        if (link.front() != '/' && slash != std::string::npos) link = final_path.substr(0, slash + 1) + link;
-        final_path = link;
+    if (::lstat(path.c_str(), &info) == 0) {
+        exists = true;
+        if (S_ISLNK(info.st_mode)) final_path = resolve_link(path, target, info);
+    } else if (errno != ENOENT) {
+        fail("cannot write " + target + ": " + errno_text(errno));
     }
     if (exists && S_ISDIR(info.st_mode)) fail("cannot write " + target + ": it is a directory");
     if (exists && !S_ISREG(info.st_mode)) {

@@ -12,9 +12,10 @@ class Temporary;
 
 class OutputFile {
 public:
-    // Resolves `path` (through symbolic links, which are written through), refuses what must not
-    // be replaced (a directory, a file the user may not write), and opens the destination. A
-    // replacing temporary gets the replaced file's owner, mode and extended attributes.
+    // Resolves `path` (a symbolic link is written through: the kernel follows it, a dangling one
+    // is refused), refuses what must not be replaced (a directory, a file the user may not
+    // write), and opens the destination. A replacing temporary gets the replaced file's owner,
+    // mode and extended attributes.
     explicit OutputFile(const std::string& path);
     OutputFile(const OutputFile&) = delete;
     OutputFile& operator=(const OutputFile&) = delete;

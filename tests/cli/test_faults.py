@@ -11,6 +11,9 @@ Each check runs tslice the way a script would and then looks at the output direc
                       does, with one or two threads
   unwritable_existing_file  a 0444 file of one's own and another user's file in a writable
                       directory are refused (exit 1) and left as they were
+  protected_symlinks  -o through another user's link in a sticky world-writable directory: the
+                      kernel's fs.protected_symlinks refuses root (turned on for the check where
+                      it is off, then put back), the file stays; the link's owner writes through it
   replaced_file_keeps_attributes  a replaced file keeps its mode and extended attributes
   standard_stream_names  -o /dev/stdout, /proc/self/fd/1, /dev/fd/1, /dev/stderr, /dev/fd/7 write
                       into the open descriptor (`>>` appends, the shell's file stays)
@@ -190,6 +193,48 @@ def as_nobody():
     if not shutil.which("setpriv"):
         raise Skip("running as root and setpriv (util-linux) is missing")
     return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+
+
+def check_protected_symlinks(tslice, tmp):
+    # -o through a link that the user nobody made in a sticky world-writable directory (as an
+    # attacker would in /tmp): the kernel refuses to follow it for root (fs.protected_symlinks),
+    # and tslice must let it decide, so the file the link names stays as it was. Its owner
+    # still writes through it.
+    exe, src, prefix = nobody_setup(tslice, tmp)
+    if not prefix:
+        raise Skip("needs root, to make a link as another user")
+    setting = "/proc/sys/fs/protected_symlinks"
+    try:
+        with open(setting) as f:
+            before = f.read().strip()
+        if before != "1":
+            with open(setting, "w") as f:
+                f.write("1")
+    except OSError as e:
+        raise Skip(f"cannot read or turn on {setting}: {e}")
+    try:
+        sticky = os.path.join(tmp, "sticky")
+        os.mkdir(sticky)
+        os.chmod(sticky, 0o1777)
+        victim = os.path.join(tmp, "victim.npy")
+        with open(victim, "wb") as f:
+            f.write(EXISTING)
+        os.chmod(victim, 0o666)
+        link = os.path.join(sticky, "out.npy")
+        made = subprocess.run(prefix + ["ln", "-s", victim, link], capture_output=True)
+        check(made.returncode == 0, f"ln -s as nobody: {made.stderr!r}")
+        res = subprocess.run([exe, src, "::-1", "-o", link], capture_output=True, timeout=60)
+        expect_error(res, "Permission denied")
+        with open(victim, "rb") as f:
+            check(f.read() == EXISTING, "root wrote through another user's link in a sticky directory")
+        check(os.path.islink(link) and sorted(os.listdir(sticky)) == ["out.npy"], "the link was replaced")
+        res = subprocess.run(prefix + [exe, src, "::-1", "-o", link], capture_output=True, timeout=60)
+        check(res.returncode == 0, f"the link's owner could not write through it: {res.stderr!r}")
+        check(np.array_equal(np.load(victim), np.load(ARANGE)[::-1]), "the link's target holds the wrong array")
+    finally:
+        if before != "1":
+            with open(setting, "w") as f:
+                f.write(before)
 
 
 def check_read_only_dir(tslice, tmp):
@@ -660,6 +705,7 @@ CHECKS = [
     ("broken_pipe", check_broken_pipe),
     ("closed_descriptors", check_closed_descriptors),
     ("unwritable_existing_file", check_unwritable_existing_file),
+    ("protected_symlinks", check_protected_symlinks),
     ("replaced_file_keeps_attributes", check_replaced_file_keeps_attributes),
     ("standard_stream_names", check_standard_stream_names),
     ("thread_limit", check_thread_limit),

@@ -1,11 +1,13 @@
 // The library's internal parts that tests reach below the public API: the copy kernels and
 // the copy's plan (each kernel set against the scalar reference), the zip directory reader and
-// the inflater (hostile archives byte by byte), Python's text rules. This header is the one place tests name them;
-// the tests' include path (tests/CMakeLists.txt) is the only one that has lib/src.
+// the inflater (hostile archives byte by byte), Python's text rules, the write stage's sizes.
+// This header is the one place tests name them; the tests' include path (tests/CMakeLists.txt)
+// is the only one that has lib/src.
 #pragma once
 
 #include "copy_plan.hpp"
 #include "inflate.hpp"
 #include "kernels.hpp"
 #include "python_text.hpp"
+#include "write_sizes.hpp"
 #include "zip.hpp"

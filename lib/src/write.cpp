@@ -1,6 +1,6 @@
 // The write stage: a result's elements in C order, chunk by chunk, to a file or a stream.
 //
-// A chunk is at most kChunkBytes. It is produced on a thread of its own, at most two ahead of
+// A chunk is at most WriteSizes::chunk_bytes. It is produced on a thread of its own, at most two ahead of
 // the writer (one being written, one being filled), so copying and writing overlap, and the
 // result is never held whole in memory. A chunk of a contiguous input is written straight from
 // the input's mapping; anything else is copied (over the worker threads, for large results)
@@ -22,6 +22,7 @@
 
 #include "dtype.hpp"
 #include "output_file.hpp"
+#include "write_sizes.hpp"
 #include "tslice/container.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
@@ -34,15 +35,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
 
-// The writer's unit: large enough that a write() costs little per byte, small enough that two
-// buffers of it are nothing beside the page cache.
-constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
-// Threads start only for results large enough to split (copy_view_parallel's parts).
-constexpr std::int64_t kThreadedBytes = std::int64_t{2} << 20;
-// A chunk that reads far more input than it writes (a large step, a few columns of many) is
-// copied in pieces of about this much input, each released when done, so that a small result
-// of a large file never has the whole file mapped.
-constexpr double kReleaseBytes = 64 << 20;
+WriteSizes g_sizes;
 
 void write_all(int fd, const char* data, std::size_t size, const std::string& target) {
     while (size > 0) {
@@ -175,7 +168,7 @@ void stream_framed(int fd, const std::string& target, const OutputFraming& frami
         write_suffix();
         return;
     }
-    const auto per_chunk = static_cast<std::int64_t>(std::max<std::size_t>(1, kChunkBytes / itemsize));
+    const auto per_chunk = static_cast<std::int64_t>(std::max<std::size_t>(1, g_sizes.chunk_bytes / itemsize));
     const std::int64_t chunk_elements = std::min(per_chunk, total);
     if (chunk_elements == total) {
         // One chunk: nothing to overlap, so no thread to start.
@@ -198,6 +191,9 @@ void stream_framed(int fd, const std::string& target, const OutputFraming& frami
 }
 
 }  // namespace
+
+WriteSizes write_sizes() { return g_sizes; }
+void set_write_sizes(const WriteSizes& sizes) { g_sizes = sizes; }
 
 void write_npy(const std::string& path, const DType& dtype, const std::vector<std::int64_t>& shape,
                const ChunkFiller& fill) {
@@ -242,16 +238,16 @@ void swap_elements(std::byte* bytes, std::int64_t count, std::size_t itemsize) {
 }
 
 // A view whose elements are larger than a chunk, as a view of parts of them: a trailing axis
-// over each element's bytes in units of at most kChunkBytes (the largest that divides the
+// over each element's bytes in units of at most `chunk_bytes` (the largest that divides the
 // element), so that the writer's two chunk buffers stay bounded in bytes whatever the item
 // size. The bytes are the same, in the same order. Other views are returned as they are.
-View in_chunk_sized_units(const View& view) {
-    if (view.itemsize <= kChunkBytes) return view;
+View in_chunk_sized_units(const View& view, std::size_t chunk_bytes) {
+    if (view.itemsize <= chunk_bytes) return view;
     std::size_t unit = 1;
     for (std::size_t divisor = 1; divisor * divisor <= view.itemsize; ++divisor) {
         if (view.itemsize % divisor != 0) continue;
-        if (divisor <= kChunkBytes) unit = std::max(unit, divisor);
-        if (view.itemsize / divisor <= kChunkBytes) unit = std::max(unit, view.itemsize / divisor);
+        if (divisor <= chunk_bytes) unit = std::max(unit, divisor);
+        if (view.itemsize / divisor <= chunk_bytes) unit = std::max(unit, view.itemsize / divisor);
     }
     View units = view;
     units.shape.push_back(static_cast<std::int64_t>(view.itemsize / unit));
@@ -266,7 +262,8 @@ View in_chunk_sized_units(const View& view) {
 void write_view(const std::string& path, const OutputFraming& framing, const std::byte* data,
                 const View& result_view, const ReleaseInput& release, const WriteOptions& options) {
     // A selection of fields is packed from whole elements, so its elements are not split.
-    const View view = options.packed_selection ? result_view : in_chunk_sized_units(result_view);
+    const WriteSizes sizes = g_sizes;
+    const View view = options.packed_selection ? result_view : in_chunk_sized_units(result_view, sizes.chunk_bytes);
     const auto itemsize = static_cast<std::int64_t>(view.itemsize);
     // A selection of fields is copied whole, a bounded piece at a time, into `whole`, then
     // packed into the chunk; what a file holds of an element is then `written` bytes.
@@ -275,7 +272,7 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     std::vector<std::byte> whole;
     const bool releases = release && !view.has_table();
     const bool contiguous = !packs && view.is_c_contiguous();
-    WorkerPool pool(view.element_count() * itemsize >= kThreadedBytes ? options.threads : 1);
+    WorkerPool pool(view.element_count() * itemsize >= sizes.threaded_bytes ? options.threads : 1);
     View::Span unread = view.span_from(0);
     const double bytes_read_per_element =
         releases && view.element_count() > 0
@@ -305,8 +302,9 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
                         release_before(previous_first);
                         previous_first = first;
                     } else {
-                        // Pieces of at most kReleaseBytes read; a packed one, of kChunkBytes copied.
-                        const double bytes_per_piece = packs ? static_cast<double>(kChunkBytes) : kReleaseBytes;
+                        // Pieces of at most release_bytes read; a packed one, of chunk_bytes copied.
+                        const double bytes_per_piece =
+                            packs ? static_cast<double>(sizes.chunk_bytes) : sizes.release_bytes;
                         const double bytes_per_element = packs ? static_cast<double>(itemsize) : bytes_read_per_element;
                         const std::int64_t pieces = std::clamp<std::int64_t>(
                             static_cast<std::int64_t>(

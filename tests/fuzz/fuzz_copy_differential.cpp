@@ -26,6 +26,9 @@
 #include <variant>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "fuzz_common.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
@@ -33,6 +36,8 @@
 #include "tslice/ops.hpp"
 #include "tslice/steps.hpp"
 #include "tslice/view.hpp"
+#include "tslice/write.hpp"
+#include "write_sizes.hpp"
 
 using namespace tslice;
 using tslice_fuzz::ByteReader;
@@ -286,6 +291,62 @@ std::vector<std::byte> reference(const Pipeline& pipeline, const std::byte* inpu
     return out;
 }
 
+// The write stage over the same result, with chunk, thread and release sizes small enough
+// for these arrays to cross several of each: the input is copied into pages of its own, and
+// every page the writer says it will not read again (ReleaseInput) is made unreadable, so a
+// later read of it is a crash, not a silent re-read. The output goes into a memfd through its
+// /proc name (written into the descriptor) and must hold the reference's bytes.
+void check_writer(ByteReader& in, const Pipeline& pipeline, const std::byte* input, std::size_t input_bytes,
+                  const View& layout, const std::vector<std::byte>& want) {
+    static const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t mapped_bytes = std::max<std::size_t>(page, (input_bytes + page - 1) / page * page);
+    void* pages = ::mmap(nullptr, mapped_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pages == MAP_FAILED) finding("mmap of %zu bytes failed", mapped_bytes);
+    auto* base = static_cast<std::byte*>(pages);
+    if (input_bytes) std::memcpy(base, input, input_bytes);
+    const auto base_address = reinterpret_cast<std::uintptr_t>(base);
+
+    WriteSizes sizes;
+    sizes.chunk_bytes = static_cast<std::size_t>(in.range(1, 64)) * 64;
+    sizes.threaded_bytes = in.coin() ? 0 : sizes.threaded_bytes;
+    sizes.release_bytes = static_cast<double>(in.range(1, 256) * 64);
+    const WriteSizes shipped = write_sizes();
+    set_write_sizes(sizes);
+    WriteOptions options;
+    options.threads = static_cast<unsigned>(in.range(1, 3));
+
+    const Result result = apply_pipeline(pipeline, base, layout);
+    ReleaseInput release;
+    if (result.data == base)
+        release = [&](std::int64_t begin, std::int64_t end) {
+            if (begin >= end) return;  // an empty range (the writer's spans may cross at the end)
+            if (begin < 0 || end > static_cast<std::int64_t>(input_bytes))
+                finding("release of bytes [%lld, %lld) outside the input's %zu", static_cast<long long>(begin),
+                        static_cast<long long>(end), input_bytes);
+            // Only pages wholly inside the range: the writer may still read the rest of a page.
+            const std::uintptr_t from = (base_address + static_cast<std::uintptr_t>(begin) + page - 1) / page * page;
+            const std::uintptr_t to = (base_address + static_cast<std::uintptr_t>(end)) / page * page;
+            if (from < to) ::mprotect(reinterpret_cast<void*>(from), to - from, PROT_NONE);
+        };
+    const int fd = ::memfd_create("tslice-fuzz-output", MFD_CLOEXEC);
+    if (fd < 0) finding("memfd_create failed");
+    try {
+        write_view("/proc/self/fd/" + std::to_string(fd), OutputFraming{"<", 0, {}}, result.data, result.view, release,
+                   options);
+    } catch (const Error& error) {
+        finding("write_view of a planned result failed: %s", error.what());
+    }
+    set_write_sizes(shipped);
+    std::vector<std::byte> got(want.size() + 1);
+    const ssize_t read = ::pread(fd, got.data(), got.size(), 0);
+    ::close(fd);
+    ::munmap(pages, mapped_bytes);
+    if (read != static_cast<ssize_t>(got.size()) || got[0] != std::byte{'<'} ||
+        !std::equal(want.begin(), want.end(), got.begin() + 1))
+        finding("write_view (chunks of %zu bytes, %u threads) differs from the reference", sizes.chunk_bytes,
+                options.threads);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -379,5 +440,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                     static_cast<long long>(count));
     }
     force_kernel_set("auto");
+    check_writer(in, pipeline, input.get(), input_bytes, layout, want);
     return 0;
 }

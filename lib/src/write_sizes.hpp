@@ -1,0 +1,26 @@
+// The write stage's sizes. The shipped values suit real files; tests and the fuzzer set small
+// ones so that arrays of a few kilobytes cross many chunks, release pieces and threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tslice {
+
+struct WriteSizes {
+    // The writer's unit: large enough that a write() costs little per byte, small enough that
+    // two buffers of it are nothing beside the page cache.
+    std::size_t chunk_bytes = std::size_t{1} << 20;
+    // Threads start only for results large enough to split (copy_view_parallel's parts).
+    std::int64_t threaded_bytes = std::int64_t{2} << 20;
+    // A chunk that reads far more input than it writes (a large step, a few columns of many) is
+    // copied in pieces of about this much input, each released when done, so that a small
+    // result of a large file never has the whole file mapped.
+    double release_bytes = 64 << 20;
+};
+
+WriteSizes write_sizes();
+// For tests: takes effect for writes that start afterwards; not while a write runs.
+void set_write_sizes(const WriteSizes& sizes);
+
+}  // namespace tslice

@@ -301,3 +301,64 @@ TEST_CASE("kernels: copy_view with every set gives the scalar set's bytes over r
     force_kernel_set("auto");
     CHECK(views == 2500);
 }
+
+TEST_CASE("kernels: copies past the default streaming threshold give the scalar set's bytes") {
+    // Outputs of 16-48 MiB, so that copy_view streams at the threshold the library ships with
+    // (the random plans above lower it instead): steps, reversals, odd item sizes, a 2-D
+    // transpose (tiles) and a gather with out-of-range indices (a table view).
+    std::mt19937_64 rng(20261125);
+    constexpr std::int64_t kInputBytes = std::int64_t{48} << 20;
+    Bytes data(static_cast<std::size_t>(kInputBytes));
+    for (std::size_t at = 0; at < data.size(); at += 8) {
+        const std::uint64_t word = rng();
+        std::memcpy(data.data() + at, &word, 8);
+    }
+    const auto sliced = [](std::size_t itemsize, const Shape& shape, const std::string& expr) {
+        return apply_plan(plan_index(parse_index_expr(expr), shape), View::contiguous(shape, itemsize));
+    };
+    std::vector<std::pair<std::string, View>> views = {
+        {"u4 [:, 1000:5500]", sliced(4, {2048, 6144}, "[:, 1000:5500]")},
+        {"u1 [3::2]", sliced(1, {kInputBytes}, "[3::2]")},
+        {"u8 [::2, ::-1, 3:1000]", sliced(8, {6, 1024, 1024}, "[::2, ::-1, 3:1000]")},
+        {"12-byte [::-2]", sliced(12, {kInputBytes / 12}, "[::-2]")},
+    };
+    View transposed = View::contiguous({4096, 6144}, 2);
+    transposed.shape = {3000, 3000};
+    transposed.byte_strides = {2, 6144 * 2};
+    views.emplace_back("u2 transposed", transposed);
+    GatherSpec gather;
+    std::vector<std::int64_t> rows;
+    for (int i = 0; i < 3000; ++i) rows.push_back(static_cast<std::int64_t>(rng() % 8200) - 4);
+    gather.indices = IntArray{{3000}, rows};
+    gather.axis = 0;
+    views.emplace_back("u4 gather of rows", apply_gather(plan_gather(gather, {8192, 1536}, "op"),
+                                                         View::contiguous({8192, 1536}, 4)));
+
+    for (const auto& [name, view] : views) {
+        CAPTURE(name);
+        const std::int64_t count = view.element_count();
+        const std::size_t bytes = static_cast<std::size_t>(count) * view.itemsize;
+        REQUIRE(bytes >= stream_threshold());
+        const std::int64_t cut = count / 2 + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(count / 4));
+        force_kernel_set("scalar");
+        Output reference(bytes, 0);
+        copy_view(data.data(), view, reference.data(), 0, count);
+        const Bytes expected = reference.bytes();
+        for (const auto& set : available_kernel_sets()) {
+            if (set == "scalar") continue;
+            CAPTURE(set);
+            force_kernel_set(set);
+            Output whole(bytes, rng() % 64);
+            copy_view(data.data(), view, whole.data(), 0, count);
+            CHECK(whole.guards_intact());
+            CHECK(whole.bytes() == expected);
+            // The first part alone still streams; the rest is copied after it.
+            Output parts(bytes, rng() % 64);
+            copy_view(data.data(), view, parts.data(), 0, cut);
+            copy_view(data.data(), view, parts.data() + cut * static_cast<std::int64_t>(view.itemsize), cut, count - cut);
+            CHECK(parts.guards_intact());
+            CHECK(parts.bytes() == expected);
+        }
+        force_kernel_set("auto");
+    }
+}

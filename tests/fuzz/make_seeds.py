@@ -171,6 +171,7 @@ def npy_seeds():
     }
     for name, data in seeds.items():
         write("fuzz_npy_header", name, data)
+    return seeds
 
 
 def npz_bytes(save, **arrays):
@@ -208,6 +209,7 @@ def zip_seeds():
     seeds["prepended_stub"] = b"#!/bin/sh\nexit 0\n" + seeds["savez_two"]
     for name, data in seeds.items():
         write("fuzz_zip_directory", name, data)
+    return seeds
 
 
 def safetensors_seeds():
@@ -229,6 +231,7 @@ def safetensors_seeds():
     seeds["overlap"] = struct.pack("<Q", len(header)) + header + bytes(12)
     for name, data in seeds.items():
         write("fuzz_safetensors_header", name, data)
+    return seeds
 
 
 def main():
@@ -236,9 +239,12 @@ def main():
         write("fuzz_expr", name, text)
     for name, text in JSON_OPS.items():
         write("fuzz_ops_json", name, text)
-    npy_seeds()
-    zip_seeds()
-    safetensors_seeds()
+    # The file reader target reads every format, so it starts from all of their seeds, and a
+    # member large enough to be inflated through a spool rather than in memory.
+    files = {**npy_seeds(), **zip_seeds(), **safetensors_seeds()}
+    files["savez_compressed_past_memory_budget"] = npz_bytes(np.savez_compressed, big=np.zeros(33 << 20, "u1"))
+    for name, data in files.items():
+        write("fuzz_input_file", name, data)
     # The differential target reads choices from bytes: any bytes make a case, so its seeds
     # are random, from a fixed seed, of the lengths that describe one to three ops.
     rng = random.Random(20240501)

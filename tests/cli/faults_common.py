@@ -1,0 +1,96 @@
+"""What the output fault checks share (tests/cli/test_faults.py and faults_filesystem.py):
+the inputs, running tslice, the outcome of a check, and running as the user nobody."""
+
+import os
+import shutil
+import struct
+import subprocess
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+ARANGE = os.path.join(REPO, "data", "arange_2x3x4_f4.npy")
+EXISTING = b"an existing file that must survive every failure\n"
+
+
+class Skip(Exception):
+    pass
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run(tslice, args, **kwargs):
+    kwargs.setdefault("capture_output", True)
+    kwargs.setdefault("timeout", 120)
+    return subprocess.run([tslice] + args, **kwargs)
+
+
+def expect_error(res, fragment, code=1):
+    """Exit `code`, nothing on stdout, one line on stderr that holds `fragment`."""
+    err = res.stderr.decode("utf-8", "replace")
+    check(res.returncode == code, f"exit {res.returncode}, expected {code}; stderr {err!r}")
+    check(res.stdout == b"", f"stdout should be empty, got {res.stdout[:200]!r}")
+    check(err.startswith("tslice: error: ") and err.count("\n") == 1 and err.endswith("\n"),
+          f"stderr should be one 'tslice: error: ' line, got {err!r}")
+    check(fragment in err, f"stderr {err!r} does not say {fragment!r}")
+
+
+def listing(directory):
+    return sorted(os.listdir(directory))
+
+
+def temporaries(directory):
+    return [n for n in os.listdir(directory) if ".tslice-" in n]
+
+
+def save(path, array):
+    np.save(path, array)
+    return np.load(path)
+
+
+def big_input(directory, nbytes):
+    """A sparse .npy of `nbytes` uint8 zeros: costs no disk until read."""
+    path = os.path.join(directory, "big.npy")
+    header = "{'descr': '|u1', 'fortran_order': False, 'shape': (%d,), }" % nbytes
+    header = header.encode("latin1")
+    header += b" " * ((-(10 + len(header) + 1)) % 64) + b"\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header)
+        f.truncate(10 + len(header) + nbytes)
+    return path
+
+
+# ------------------------------------------------------------------------------ checks
+
+
+def as_nobody():
+    """preexec settings to run tslice as an unprivileged user, or None when that is not needed."""
+    if os.geteuid() != 0:
+        return None
+    if not shutil.which("setpriv"):
+        raise Skip("running as root and setpriv (util-linux) is missing")
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+
+
+def nobody_setup(tslice, tmp):
+    """A copy of tslice and of the small input that the user nobody can reach, and the command
+    prefix that runs as nobody (empty when not root)."""
+    os.chmod(tmp, 0o777)
+    exe = os.path.join(tmp, "tslice")
+    shutil.copy(tslice, exe)
+    os.chmod(exe, 0o755)
+    src = os.path.join(tmp, "in.npy")
+    shutil.copy(ARANGE, src)
+    os.chmod(src, 0o644)
+    prefix = as_nobody() or []
+    if prefix and subprocess.run(prefix + [exe, "--help"], capture_output=True).returncode != 0:
+        raise Skip(f"the user nobody cannot run {exe} (is a parent of {tmp} closed to others?)")
+    return exe, src, prefix

@@ -1,11 +1,12 @@
 // The write stage: a result's elements in C order, chunk by chunk, to a file or a stream.
 //
-// A chunk is at most WriteSizes::chunk_bytes. It is produced on a thread of its own, at most two ahead of
-// the writer (one being written, one being filled), so copying and writing overlap, and the
-// result is never held whole in memory. A chunk of a contiguous input is written straight from
-// the input's mapping; anything else is copied (over the worker threads, for large results)
-// into the writer's buffer. Input pages the remaining chunks cannot read are released as the
-// copy moves on, so a file larger than memory can be sliced.
+// A chunk is at most WriteSizes::chunk_bytes (an element larger than that is written in parts).
+// It is produced on a thread of its own, at most two ahead of the writer (one being written,
+// one being filled), so copying and writing overlap, and the result is never held whole in
+// memory. A chunk of a contiguous input is written straight from the input's mapping; anything
+// else is copied (over the worker threads, for large results) into the writer's buffer. Input
+// pages the remaining chunks cannot read are released as the copy moves on, so a file larger
+// than memory can be sliced.
 #include "tslice/write.hpp"
 
 #include <unistd.h>
@@ -261,8 +262,8 @@ View in_chunk_sized_units(const View& view, std::size_t chunk_bytes) {
 
 void write_view(const std::string& path, const OutputFraming& framing, const std::byte* data,
                 const View& result_view, const ReleaseInput& release, const WriteOptions& options) {
-    // A selection of fields is packed from whole elements, so its elements are not split.
     const WriteSizes sizes = g_sizes;
+    // A selection of fields is packed from whole elements, so its elements are not split.
     const View view = options.packed_selection ? result_view : in_chunk_sized_units(result_view, sizes.chunk_bytes);
     const auto itemsize = static_cast<std::int64_t>(view.itemsize);
     // A selection of fields is copied whole, a bounded piece at a time, into `whole`, then

@@ -9,7 +9,7 @@ import subprocess
 
 import numpy as np
 
-from faults_common import (ARANGE, EXISTING, Skip, as_nobody, check, expect_error, listing, nobody_setup, run, save,
+from faults_common import (ARANGE, EXISTING, Skip, check, expect_error, listing, nobody_setup, run, save,
                            temporaries)
 
 
@@ -56,24 +56,13 @@ def check_protected_symlinks(tslice, tmp):
 
 
 def check_read_only_dir(tslice, tmp):
-    # Everything nobody needs must be reachable by nobody: a copy of tslice and of the input
-    # in a world-readable directory.
-    os.chmod(tmp, 0o755)
-    exe = os.path.join(tmp, "tslice")
-    shutil.copy(tslice, exe)
-    os.chmod(exe, 0o755)
-    src = os.path.join(tmp, "in.npy")
-    shutil.copy(ARANGE, src)
-    os.chmod(src, 0o644)
+    exe, src, prefix = nobody_setup(tslice, tmp)
     ro = os.path.join(tmp, "ro")
     os.mkdir(ro)
     with open(os.path.join(ro, "out.npy"), "wb") as f:
         f.write(EXISTING)
     os.chmod(os.path.join(ro, "out.npy"), 0o644)
     os.chmod(ro, 0o555)
-    prefix = as_nobody() or []
-    if prefix and subprocess.run(prefix + [exe, "--help"], capture_output=True).returncode != 0:
-        raise Skip(f"the user nobody cannot run {exe} (is a parent of {tmp} closed to others?)")
     for target in ("out.npy", "new.npy"):
         res = subprocess.run(prefix + [exe, src, "::-1", "-o", os.path.join(ro, target)], capture_output=True,
                              timeout=60)

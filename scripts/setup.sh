@@ -11,8 +11,8 @@
 # tslice_build              build/       Release, gcc: what scripts/run.sh runs
 # tslice_build_sanitized    build-asan/  gcc with AddressSanitizer and UndefinedBehaviorSanitizer:
 #                                        the library, the CLI, every test and fuzz replay
-# tslice_build_fuzz         build-fuzz/  clang, the same sanitizers and libFuzzer: only the four
-#                                        fuzz targets (tests/fuzz/)
+# tslice_build_fuzz         build-fuzz/  clang, the same sanitizers and libFuzzer: only the
+#                                        fuzz targets (tests/fuzz/, target tslice_fuzz_targets)
 set -euo pipefail
 
 tslice_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -67,6 +67,5 @@ tslice_build_fuzz() {
             -DCMAKE_CXX_COMPILER=clang++ -DTSLICE_FUZZ=ON \
             -DCMAKE_CXX_FLAGS="$tslice_sanitize_flags -fsanitize=fuzzer-no-link"
     fi
-    cmake --build "$build_dir" -j "$(nproc)" --target fuzz_expr fuzz_npy_header fuzz_ops_json fuzz_copy_differential \
-        fuzz_zip_directory fuzz_safetensors_header
+    cmake --build "$build_dir" -j "$(nproc)" --target tslice_fuzz_targets
 }

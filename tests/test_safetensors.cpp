@@ -58,6 +58,38 @@ TEST_CASE("tensors by name, as safe_open().keys() lists them, each mapped where 
     CHECK(arrays[2].bytes.size == 24);
 }
 
+TEST_CASE("the header as a JSON object: a name given twice counts once, as its last value; other keys are ignored") {
+    // The header is read entry by entry (not as one JSON document); these are the cases where
+    // that could differ from reading it as a JSON object.
+    const std::string file = safetensors(
+        R"({"t":{"dtype":"X9","shape":"no","data_offsets":[]},"u":{"dtype":"U8","shape":[1],"data_offsets":[2,3],)"
+        R"("extra":{"deep":[[1,{"a":null}],-2.5e3,true,"s"]}},"__metadata__":{"k":"v","n":[1,{"m":{}}]},)"
+        R"("t":{"dtype":"F32","shape":[],"data_offsets":[0,0]},"t":{"dtype":"I16","shape":[1],"data_offsets":[0,2],"dtype":"U16"}})",
+        3);
+    const auto arrays = arrays_of(file);
+    REQUIRE(arrays.size() == 2);
+    CHECK(*arrays[0].name == "t");
+    CHECK(arrays[0].type.name() == "<u2");
+    CHECK(arrays[0].shape == std::vector<std::int64_t>{1});
+    CHECK(*arrays[1].name == "u");
+    CHECK(arrays[1].bytes.offset == file.size() - 1);
+    // Nothing after the object but spaces, and no second object.
+    CHECK(input_error(safetensors("{} {}", 0)).find("not valid JSON") != std::string::npos);
+    CHECK(input_error(safetensors("{}x", 0)).find("not valid JSON") != std::string::npos);
+    CHECK(arrays_of(safetensors("{}   ", 0)).empty());
+    // Names are sorted by their bytes.
+    const auto sorted = arrays_of(safetensors(R"({"b":{"dtype":"U8","shape":[0],"data_offsets":[0,0]},)"
+                                              R"("B":{"dtype":"U8","shape":[0],"data_offsets":[0,0]},)"
+                                              R"("é":{"dtype":"U8","shape":[0],"data_offsets":[0,0]},)"
+                                              R"("a":{"dtype":"U8","shape":[0],"data_offsets":[0,0]}})",
+                                              0));
+    REQUIRE(sorted.size() == 4);
+    CHECK(*sorted[0].name == "B");
+    CHECK(*sorted[1].name == "a");
+    CHECK(*sorted[2].name == "b");
+    CHECK(*sorted[3].name == "\xc3\xa9");
+}
+
 TEST_CASE("the dtype table, both ways") {
     const std::pair<const char*, const char*> table[] = {
         {"BOOL", "|b1"}, {"U8", "|u1"},  {"I8", "|i1"},  {"I16", "<i2"}, {"U16", "<u2"},

@@ -5,11 +5,12 @@
 //            ..., "__metadata__": {"key": "value", ...}}, which may end in spaces
 //   the data: tensor NAME is bytes [B, E) of it, little-endian, C order
 //
-// Tensors are listed by name, as the reference lists them. Validation follows the reference's: a header of at most 100 MB, inside the file, a JSON
-// object starting with '{'; every tensor's offsets inside the data, no two overlapping, and
-// E - B equal to the element count times the item size. The reference also refuses gaps
-// between tensors and bytes after the last one; tslice reads such files (every tensor it
-// reads is checked to lie in the file), since nothing about the array is in doubt.
+// Tensors are listed by name, as the reference lists them. Validation follows the reference's:
+// a header of at most 100 MB, inside the file, a JSON object starting with '{'; every tensor's
+// offsets inside the data, no two overlapping, and E - B equal to the element count times the
+// item size. The reference also refuses gaps between tensors and bytes after the last one;
+// tslice reads such files (every tensor it reads is checked to lie in the file), since nothing
+// about the array is in doubt.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -42,7 +43,13 @@ constexpr TypeRow kTypes[] = {
     {"U64", "<u8", true},       {"F8_E4M3", "|V1", false},  {"F8_E5M2", "|V1", false},
 };
 
-std::string quoted(const std::string& name) { return nlohmann::json(name).dump(); }
+// One name of the header's top-level object and its value.
+struct HeaderEntry {
+    std::string name;
+    nlohmann::json value;
+};
+
+std::string json_quoted(const std::string& name) { return nlohmann::json(name).dump(); }
 
 std::uint64_t read_u64(const std::byte* p) {
     std::uint64_t value = 0;
@@ -63,6 +70,84 @@ std::vector<std::int64_t> tensor_shape(const nlohmann::json& value, const std::s
         shape.push_back(static_cast<std::int64_t>(dim.get<std::uint64_t>()));
     }
     return shape;
+}
+
+
+// The header's top-level object, entry by entry: each entry's value (a tensor's small object,
+// or "__metadata__") becomes a JSON value of its own, the top-level object never does. A DOM
+// of the whole header costs a map node, a key string and their page faults per tensor on top
+// of that: most of --list's time for a checkpoint of thousands of tensors.
+class HeaderEntries final : public nlohmann::json_sax<nlohmann::json> {
+public:
+    std::vector<HeaderEntry> entries;
+
+    bool null() override { return value(nullptr); }
+    bool boolean(bool v) override { return value(v); }
+    bool number_integer(number_integer_t v) override { return value(v); }
+    bool number_unsigned(number_unsigned_t v) override { return value(v); }
+    bool number_float(number_float_t v, const string_t&) override { return value(v); }
+    bool string(string_t& v) override { return value(std::move(v)); }
+    bool binary(binary_t& v) override { return value(std::move(v)); }
+    bool start_object(std::size_t) override { return open(nlohmann::json::object()); }
+    bool start_array(std::size_t) override { return open(nlohmann::json::array()); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(string_t& name) override {
+        (at_top_ ? entries.emplace_back().name : key_) = std::move(name);
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) override {
+        fail(std::string("the safetensors header is not valid JSON: ") + error.what());
+    }
+
+private:
+    // The value just read goes to the open container, or is the value of the newest entry.
+    nlohmann::json& place(nlohmann::json&& v) {
+        if (open_.empty()) return entries.back().value = std::move(v);
+        nlohmann::json& parent = *open_.back();
+        if (parent.is_object()) return parent[key_] = std::move(v);
+        parent.push_back(std::move(v));
+        return parent.back();
+    }
+    template <class T> bool value(T&& v) {
+        place(nlohmann::json(std::forward<T>(v)));
+        return true;
+    }
+    bool open(nlohmann::json&& container) {
+        // The header itself: the caller checked it starts with '{'.
+        if (!started_) return started_ = at_top_ = true;
+        at_top_ = false;
+        open_.push_back(&place(std::move(container)));
+        return true;
+    }
+    bool close() {
+        if (open_.empty()) return true;  // the header's end
+        open_.pop_back();
+        at_top_ = open_.empty();
+        return true;
+    }
+
+    // Containers being filled, innermost last (each an element of the one before, so adding to
+    // the innermost moves none of them); empty between entries.
+    std::vector<nlohmann::json*> open_;
+    std::string key_;
+    bool started_ = false, at_top_ = false;
+};
+
+// The entries of the header, sorted by name (the order in which the reference's
+// safe_open().keys() lists tensors); of a name given twice, the last (as a JSON object keeps it).
+std::vector<HeaderEntry> header_entries(const char* text, std::size_t size) {
+    HeaderEntries reader;
+    nlohmann::json::sax_parse(text, text + size, &reader);
+    std::vector<HeaderEntry>& entries = reader.entries;
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const HeaderEntry& a, const HeaderEntry& b) { return a.name < b.name; });
+    // Keep the last of each run of equal names.
+    std::vector<HeaderEntry> unique;
+    unique.reserve(entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i)
+        if (i + 1 == entries.size() || entries[i + 1].name != entries[i].name) unique.push_back(std::move(entries[i]));
+    return unique;
 }
 
 }  // namespace
@@ -111,27 +196,20 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
     const char* text = reinterpret_cast<const char*>(file + 8);
     if (header_size == 0 || text[0] != '{')
         fail("the safetensors header does not start with '{' (not a safetensors file)");
-    // A plain object, sorted by name: the order in which the reference's safe_open().keys()
-    // lists tensors. (nlohmann's ordered_json, which would keep the header's order, finds keys
-    // by linear search: quadratic in the tensor count.)
-    nlohmann::json header;
-    try {
-        header = nlohmann::json::parse(text, text + header_size);
-    } catch (const nlohmann::json::exception& error) {
-        fail(std::string("the safetensors header is not valid JSON: ") + error.what());
-    }
-    if (!header.is_object()) fail("the safetensors header is not a JSON object");
+    std::vector<HeaderEntry> entries = header_entries(text, header_size);
 
     const std::uint64_t data_start = 8 + header_size;
     const std::uint64_t data_size = size - data_start;
     std::vector<ArrayInFile> arrays;
-    arrays.reserve(header.size());
-    for (const auto& [name, info] : header.items()) {
+    arrays.reserve(entries.size());
+    for (HeaderEntry& entry : entries) {
+        std::string& name = entry.name;
+        const nlohmann::json& info = entry.value;
         if (name == "__metadata__") {
             if (!info.is_object()) fail("the safetensors header's \"__metadata__\" is not a JSON object");
             continue;
         }
-        const std::string where = "safetensors tensor " + quoted(name);
+        const std::string where = "safetensors tensor " + json_quoted(name);
         if (!info.is_object()) fail(where + " is not a JSON object with dtype, shape and data_offsets");
         for (const char* key : {"dtype", "shape", "data_offsets"})
             if (!info.contains(key)) fail(where + " has no \"" + key + "\"");
@@ -142,7 +220,7 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
             fail(where + " has the unknown dtype " + dtype.dump() +
                  " (tslice reads BOOL, U8, I8, I16, U16, F16, BF16, I32, U32, F32, F64, I64, U64, F8_E4M3, F8_E5M2)");
         ArrayInFile array;
-        array.name = name;
+        array.name = std::move(name);
         array.type = *type;
         array.shape = tensor_shape(info["shape"], where);
         const auto& offsets = info["data_offsets"];
@@ -182,7 +260,7 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
         const ArrayInFile& before = *by_offset[i - 1];
         const ArrayInFile& after = *by_offset[i];
         if (before.bytes.offset + before.bytes.size > after.bytes.offset)
-            fail("safetensors tensors " + quoted(*before.name) + " and " + quoted(*after.name) +
+            fail("safetensors tensors " + json_quoted(*before.name) + " and " + json_quoted(*after.name) +
                  " overlap: their \"data_offsets\" share bytes (corrupt file)");
     }
     return arrays;

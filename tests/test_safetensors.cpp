@@ -59,10 +59,10 @@ TEST_CASE("tensors by name, as safe_open().keys() lists them, each mapped where 
 }
 
 TEST_CASE("the header as a JSON object: a name given twice counts once, as its last value; other keys are ignored") {
-    // The header is read entry by entry (not as one JSON document); these are the cases where
-    // that could differ from reading it as a JSON object.
+    // The header is read entry by entry, each entry checked as it is read (as the reference's
+    // serde reader checks it); the data offsets are checked once all are read.
     const std::string file = safetensors(
-        R"({"t":{"dtype":"X9","shape":"no","data_offsets":[]},"u":{"dtype":"U8","shape":[1],"data_offsets":[2,3],)"
+        R"({"t":{"dtype":"F64","shape":[9],"data_offsets":[0,999]},"u":{"dtype":"U8","shape":[1],"data_offsets":[2,3],)"
         R"("extra":{"deep":[[1,{"a":null}],-2.5e3,true,"s"]}},"__metadata__":{"k":"v","n":[1,{"m":{}}]},)"
         R"("t":{"dtype":"F32","shape":[],"data_offsets":[0,0]},"t":{"dtype":"I16","shape":[1],"data_offsets":[0,2],"dtype":"U16"}})",
         3);
@@ -73,6 +73,12 @@ TEST_CASE("the header as a JSON object: a name given twice counts once, as its l
     CHECK(arrays[0].shape == std::vector<std::int64_t>{1});
     CHECK(*arrays[1].name == "u");
     CHECK(arrays[1].bytes.offset == file.size() - 1);
+    CHECK(input_error(safetensors(R"({"t":{"dtype":"X9","shape":[1],"data_offsets":[0,1]},)"
+                                  R"("t":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})",
+                                  1))
+              .find("unknown dtype \"X9\"") != std::string::npos);
+    // A syntax error is reported before what is wrong with the tensor it is in.
+    CHECK(input_error(safetensors(R"({"t": 3, "u": [})", 0)).find("not valid JSON") != std::string::npos);
     // Nothing after the object but spaces, and no second object.
     CHECK(input_error(safetensors("{} {}", 0)).find("not valid JSON") != std::string::npos);
     CHECK(input_error(safetensors("{}x", 0)).find("not valid JSON") != std::string::npos);

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "json_reader.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
 #include "tslice/view.hpp"
@@ -43,117 +44,8 @@ constexpr TypeRow kTypes[] = {
     {"U64", "<u8", true},       {"F8_E4M3", "|V1", false},  {"F8_E5M2", "|V1", false},
 };
 
-// One name of the header's top-level object and its value.
-struct HeaderEntry {
-    std::string name;
-    nlohmann::json value;
-};
-
-std::string json_quoted(const std::string& name) { return nlohmann::json(name).dump(); }
-
-std::uint64_t read_u64(const std::byte* p) {
-    std::uint64_t value = 0;
-    for (int k = 7; k >= 0; --k) value = (value << 8) | std::to_integer<std::uint64_t>(p[k]);
-    return value;
-}
-
-std::vector<std::int64_t> tensor_shape(const nlohmann::json& value, const std::string& where) {
-    if (!value.is_array())
-        fail(where + ": \"shape\" must be a list of non-negative integers, not " + value.dump());
-    if (value.size() > kMaxRank)
-        fail(where + ": \"shape\" has " + std::to_string(value.size()) + " dimensions; numpy arrays have at most " +
-             std::to_string(kMaxRank));
-    std::vector<std::int64_t> shape;
-    for (const auto& dim : value) {
-        if (!dim.is_number_unsigned() || dim.get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max())
-            fail(where + ": \"shape\" must be a list of non-negative integers, not " + value.dump());
-        shape.push_back(static_cast<std::int64_t>(dim.get<std::uint64_t>()));
-    }
-    return shape;
-}
-
-
-// The header's top-level object, entry by entry: each entry's value (a tensor's small object,
-// or "__metadata__") becomes a JSON value of its own, the top-level object never does. A DOM
-// of the whole header costs a map node, a key string and their page faults per tensor on top
-// of that: most of --list's time for a checkpoint of thousands of tensors.
-class HeaderEntries final : public nlohmann::json_sax<nlohmann::json> {
-public:
-    std::vector<HeaderEntry> entries;
-
-    bool null() override { return value(nullptr); }
-    bool boolean(bool v) override { return value(v); }
-    bool number_integer(number_integer_t v) override { return value(v); }
-    bool number_unsigned(number_unsigned_t v) override { return value(v); }
-    bool number_float(number_float_t v, const string_t&) override { return value(v); }
-    bool string(string_t& v) override { return value(std::move(v)); }
-    bool binary(binary_t& v) override { return value(std::move(v)); }
-    bool start_object(std::size_t) override { return open(nlohmann::json::object()); }
-    bool start_array(std::size_t) override { return open(nlohmann::json::array()); }
-    bool end_object() override { return close(); }
-    bool end_array() override { return close(); }
-    bool key(string_t& name) override {
-        (at_top_ ? entries.emplace_back().name : key_) = std::move(name);
-        return true;
-    }
-    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) override {
-        fail(std::string("the safetensors header is not valid JSON: ") + error.what());
-    }
-
-private:
-    // The value just read goes to the open container, or is the value of the newest entry.
-    nlohmann::json& place(nlohmann::json&& v) {
-        if (open_.empty()) return entries.back().value = std::move(v);
-        nlohmann::json& parent = *open_.back();
-        if (parent.is_object()) return parent[key_] = std::move(v);
-        parent.push_back(std::move(v));
-        return parent.back();
-    }
-    template <class T> bool value(T&& v) {
-        place(nlohmann::json(std::forward<T>(v)));
-        return true;
-    }
-    bool open(nlohmann::json&& container) {
-        // The header itself: the caller checked it starts with '{'.
-        if (!started_) return started_ = at_top_ = true;
-        at_top_ = false;
-        open_.push_back(&place(std::move(container)));
-        return true;
-    }
-    bool close() {
-        if (open_.empty()) return true;  // the header's end
-        open_.pop_back();
-        at_top_ = open_.empty();
-        return true;
-    }
-
-    // Containers being filled, innermost last (each an element of the one before, so adding to
-    // the innermost moves none of them); empty between entries.
-    std::vector<nlohmann::json*> open_;
-    std::string key_;
-    bool started_ = false, at_top_ = false;
-};
-
-// The entries of the header, sorted by name (the order in which the reference's
-// safe_open().keys() lists tensors); of a name given twice, the last (as a JSON object keeps it).
-std::vector<HeaderEntry> header_entries(const char* text, std::size_t size) {
-    HeaderEntries reader;
-    nlohmann::json::sax_parse(text, text + size, &reader);
-    std::vector<HeaderEntry>& entries = reader.entries;
-    std::stable_sort(entries.begin(), entries.end(),
-                     [](const HeaderEntry& a, const HeaderEntry& b) { return a.name < b.name; });
-    // Keep the last of each run of equal names.
-    std::vector<HeaderEntry> unique;
-    unique.reserve(entries.size());
-    for (std::size_t i = 0; i < entries.size(); ++i)
-        if (i + 1 == entries.size() || entries[i + 1].name != entries[i].name) unique.push_back(std::move(entries[i]));
-    return unique;
-}
-
-}  // namespace
-
-std::optional<ElementType> safetensors_element_type(std::string_view name) {
-    // Parsed once: a checkpoint asks for the same few types thousands of times.
+// kTypes' types, parsed once: a checkpoint asks for the same few thousands of times.
+const std::vector<ElementType>& element_types() {
     static const std::vector<ElementType> types = [] {
         std::vector<ElementType> out;
         for (const TypeRow& row : kTypes) {
@@ -164,8 +56,165 @@ std::optional<ElementType> safetensors_element_type(std::string_view name) {
         }
         return out;
     }();
+    return types;
+}
+
+std::string json_quoted(const std::string& name) { return nlohmann::json(name).dump(); }
+
+std::uint64_t read_u64(const std::byte* p) {
+    std::uint64_t value = 0;
+    for (int k = 7; k >= 0; --k) value = (value << 8) | std::to_integer<std::uint64_t>(p[k]);
+    return value;
+}
+
+// What the file says, for a message: the text of a value, cut short if long.
+std::string excerpt(std::string_view text) {
+    constexpr std::size_t kShown = 80;
+    return text.size() <= kShown ? std::string(text) : std::string(text.substr(0, kShown)) + "...";
+}
+
+// One tensor as the header describes it; checked against the data once every entry is read,
+// since of a name given twice only the last counts (as in any JSON object). Kept small: a
+// checkpoint has thousands, and every page of them is a page fault on a cold start.
+struct TensorEntry {
+    std::string name;
+    std::vector<std::int64_t> shape;
+    std::uint64_t begin = 0, end = 0;
+    std::uint8_t type = 0;  // the row of kTypes
+};
+
+std::string where(const std::string& name) { return "safetensors tensor " + json_quoted(name); }
+
+std::string offsets_text(const TensorEntry& tensor) {
+    return "[" + std::to_string(tensor.begin) + ", " + std::to_string(tensor.end) + "]";
+}
+
+std::vector<std::int64_t> read_shape(std::string_view text, const std::string& name) {
+    const auto wrong = [&] {
+        fail(where(name) + ": \"shape\" must be a list of non-negative integers, not " + excerpt(text));
+    };
+    json::Reader list(text);
+    if (!list.consume('[')) wrong();
+    std::vector<std::int64_t> shape;
+    if (list.consume(']')) return shape;
+    do {
+        const std::optional<std::uint64_t> dim = list.unsigned_integer();
+        if (!dim || *dim > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) wrong();
+        if (shape.size() == kMaxRank)
+            fail(where(name) + ": \"shape\" has more than " + std::to_string(kMaxRank) +
+                 " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
+        shape.push_back(static_cast<std::int64_t>(*dim));
+    } while (list.consume(','));
+    return shape;  // skip_value checked the rest: ']'
+}
+
+void read_offsets(std::string_view text, TensorEntry& tensor, const std::string& name) {
+    json::Reader pair(text);
+    std::optional<std::uint64_t> begin, end;
+    if (pair.consume('[') && (begin = pair.unsigned_integer()) && pair.consume(',') && (end = pair.unsigned_integer()) &&
+        pair.consume(']')) {
+        tensor.begin = *begin;
+        tensor.end = *end;
+        return;
+    }
+    fail(where(name) + ": \"data_offsets\" must be [begin, end], two non-negative integers, not " + excerpt(text));
+}
+
+// A tensor's object: "dtype", "shape" and "data_offsets"; other keys are passed over, as the
+// reference passes over them.
+TensorEntry read_tensor(json::Reader& reader, std::string name) {
+    TensorEntry tensor;
+    tensor.name = std::move(name);
+    // Only a message needs it.
+    const auto where = [&] { return tslice::where(tensor.name); };
+    if (reader.peek() != '{') fail(where() + " is not a JSON object with dtype, shape and data_offsets");
+    reader.expect('{', "'{'");
+    std::string dtype;
+    bool has_dtype = false, has_shape = false, has_offsets = false;
+    if (!reader.consume('}')) {
+        do {
+            const std::string key = reader.string();
+            reader.expect(':', "':' after an object's key");
+            if (key == "dtype") {
+                if (reader.peek() != '"')
+                    fail(where() + ": \"dtype\" must be a string, not " + excerpt(reader.skip_value()));
+                dtype = reader.string();
+                has_dtype = true;
+            } else if (key == "shape") {
+                tensor.shape = read_shape(reader.skip_value(), tensor.name);
+                has_shape = true;
+            } else if (key == "data_offsets") {
+                read_offsets(reader.skip_value(), tensor, tensor.name);
+                has_offsets = true;
+            } else {
+                reader.skip_value();
+            }
+        } while (reader.consume(','));
+        reader.expect('}', "',' or '}'");
+    }
+    if (!has_dtype) fail(where() + " has no \"dtype\"");
+    if (!has_shape) fail(where() + " has no \"shape\"");
+    if (!has_offsets) fail(where() + " has no \"data_offsets\"");
+    const auto row = std::find_if(std::begin(kTypes), std::end(kTypes), [&](const TypeRow& r) { return dtype == r.name; });
+    if (row == std::end(kTypes))
+        fail(where() + " has the unknown dtype " + json_quoted(dtype) +
+             " (tslice reads BOOL, U8, I8, I16, U16, F16, BF16, I32, U32, F32, F64, I64, U64, F8_E4M3, F8_E5M2)");
+    tensor.type = static_cast<std::uint8_t>(row - std::begin(kTypes));
+    return tensor;
+}
+
+// The tensors of the header, sorted by name (the order in which the reference's
+// safe_open().keys() lists them); of a name given twice, the last.
+std::vector<TensorEntry> read_header(std::string_view text) {
+    std::vector<TensorEntry> tensors;
+    try {
+        // The whole text is checked first, so that a file that is not JSON is named as such
+        // whatever else is wrong with it.
+        json::Reader syntax(text);
+        syntax.skip_value();
+        syntax.finish();
+        json::Reader reader(text);
+        reader.expect('{', "'{'");
+        if (!reader.consume('}')) {
+            do {
+                std::string name = reader.string();
+                reader.expect(':', "':' after an object's key");
+                if (name == "__metadata__") {
+                    const bool object = reader.peek() == '{';
+                    reader.skip_value();
+                    if (!object) fail("the safetensors header's \"__metadata__\" is not a JSON object");
+                } else {
+                    tensors.push_back(read_tensor(reader, std::move(name)));
+                }
+            } while (reader.consume(','));
+            reader.expect('}', "',' or '}'");
+        }
+        reader.finish();
+    } catch (const json::SyntaxError& error) {
+        fail(std::string("the safetensors header is not valid JSON: ") + error.what());
+    }
+    // Sorted by name, the last of equal names kept: through indices, which move 4 bytes
+    // where an entry would move 64.
+    std::vector<std::uint32_t> order(tensors.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const int by_name = tensors[a].name.compare(tensors[b].name);
+        return by_name != 0 ? by_name < 0 : a < b;
+    });
+    std::vector<TensorEntry> sorted;
+    sorted.reserve(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        if (i + 1 == order.size() || tensors[order[i + 1]].name != tensors[order[i]].name)
+            sorted.push_back(std::move(tensors[order[i]]));
+    tensors = std::move(sorted);
+    return tensors;
+}
+
+}  // namespace
+
+std::optional<ElementType> safetensors_element_type(std::string_view name) {
     for (std::size_t i = 0; i < std::size(kTypes); ++i)
-        if (name == kTypes[i].name) return types[i];
+        if (name == kTypes[i].name) return element_types()[i];
     return std::nullopt;
 }
 
@@ -196,53 +245,33 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
     const char* text = reinterpret_cast<const char*>(file + 8);
     if (header_size == 0 || text[0] != '{')
         fail("the safetensors header does not start with '{' (not a safetensors file)");
-    std::vector<HeaderEntry> entries = header_entries(text, header_size);
+    std::vector<TensorEntry> tensors = read_header(std::string_view(text, header_size));
 
     const std::uint64_t data_start = 8 + header_size;
     const std::uint64_t data_size = size - data_start;
     std::vector<ArrayInFile> arrays;
-    arrays.reserve(entries.size());
-    for (HeaderEntry& entry : entries) {
-        std::string& name = entry.name;
-        const nlohmann::json& info = entry.value;
-        if (name == "__metadata__") {
-            if (!info.is_object()) fail("the safetensors header's \"__metadata__\" is not a JSON object");
-            continue;
-        }
-        const std::string where = "safetensors tensor " + json_quoted(name);
-        if (!info.is_object()) fail(where + " is not a JSON object with dtype, shape and data_offsets");
-        for (const char* key : {"dtype", "shape", "data_offsets"})
-            if (!info.contains(key)) fail(where + " has no \"" + key + "\"");
-        const auto& dtype = info["dtype"];
-        if (!dtype.is_string()) fail(where + ": \"dtype\" must be a string, not " + dtype.dump());
-        const std::optional<ElementType> type = safetensors_element_type(dtype.get<std::string>());
-        if (!type)
-            fail(where + " has the unknown dtype " + dtype.dump() +
-                 " (tslice reads BOOL, U8, I8, I16, U16, F16, BF16, I32, U32, F32, F64, I64, U64, F8_E4M3, F8_E5M2)");
-        ArrayInFile array;
-        array.name = std::move(name);
-        array.type = *type;
-        array.shape = tensor_shape(info["shape"], where);
-        const auto& offsets = info["data_offsets"];
-        if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
-            !offsets[1].is_number_unsigned())
-            fail(where + ": \"data_offsets\" must be [begin, end], two non-negative integers, not " + offsets.dump());
-        const auto begin = offsets[0].get<std::uint64_t>(), end = offsets[1].get<std::uint64_t>();
-        if (begin > end)
-            fail(where + ": \"data_offsets\" " + offsets.dump() + " ends before it begins");
+    arrays.reserve(tensors.size());
+    for (TensorEntry& tensor : tensors) {
+        const std::uint64_t begin = tensor.begin, end = tensor.end;
+        const auto where = [&] { return tslice::where(tensor.name) + ": \"data_offsets\" " + offsets_text(tensor); };
+        if (begin > end) fail(where() + " ends before it begins");
         if (end > data_size)
-            fail(where + ": \"data_offsets\" " + offsets.dump() + " reach past the end of the data (" +
+            fail(where() + " reach past the end of the data (" +
                  std::to_string(data_size) + " bytes; the file is truncated or corrupt)");
+        ArrayInFile array;
+        array.name = std::move(tensor.name);
+        array.type = element_types()[tensor.type];
+        array.shape = std::move(tensor.shape);
         // An element count too large for 64 bits cannot match any offsets in the file.
-        std::uint64_t need = type->itemsize();
+        std::uint64_t need = array.type.itemsize();
         bool overflow = false;
         for (const auto dim : array.shape)
             overflow = overflow || __builtin_mul_overflow(need, static_cast<std::uint64_t>(dim), &need);
         if (std::find(array.shape.begin(), array.shape.end(), 0) != array.shape.end()) need = 0, overflow = false;
         if (overflow || need != end - begin)
-            fail(where + ": shape " + format_shape(array.shape) + " of " + dtype.get<std::string>() + " needs " +
-                 (overflow ? std::string("more than 2**64") : std::to_string(need)) + " bytes, but \"data_offsets\" " +
-                 offsets.dump() + " hold " + std::to_string(end - begin));
+            fail(tslice::where(*array.name) + ": shape " + format_shape(array.shape) + " of " + kTypes[tensor.type].name +
+                 " needs " + (overflow ? std::string("more than 2**64") : std::to_string(need)) +
+                 " bytes, but \"data_offsets\" " + offsets_text(tensor) + " hold " + std::to_string(end - begin));
         array.bytes.kind = ArrayBytes::Kind::Mapped;
         array.bytes.offset = data_start + begin;
         array.bytes.size = end - begin;

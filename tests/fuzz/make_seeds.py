@@ -234,7 +234,20 @@ def safetensors_seeds():
     return seeds
 
 
+# The JSON reader of safetensors headers: every kind of value, the escapes and UTF-8 it
+# decodes, nesting, and a syntax error.
+JSON_TEXTS = {
+    "safetensors_header": b'{"a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},"__metadata__":{"format":"pt"}}',
+    "every_kind": b'[1, -0.5e+3, true, false, null, "\\u00e9\\ud83d\\ude00\\n", {"x": []}]',
+    "utf8": '"\u00e9\u20ac\U0001f600"'.encode(),
+    "nested": b"[[[[[[[[[[1]]]]]]]]]]",
+    "broken": b'{"a": [1, 2,, 3]}',
+}
+
+
 def main():
+    for name, text in JSON_TEXTS.items():
+        write("fuzz_json_reader", name, text)
     for name, text in EXPRESSIONS.items():
         write("fuzz_expr", name, text)
     for name, text in JSON_OPS.items():

@@ -28,6 +28,9 @@ public:
 
     std::uint64_t produced() const { return produced_; }
     std::uint64_t size() const { return inflated_size_; }
+    // The first compressed byte not yet read: zlib keeps what it still needs of the bytes
+    // before it (the window) in its own state, so they may be released.
+    const std::byte* next_input() const { return next_in_; }
 
 private:
     struct Zlib;

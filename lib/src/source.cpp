@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "inflate.hpp"
+#include "input_release.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice {
@@ -282,9 +283,17 @@ ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, con
                          array.bytes.crc32, what);
     Spool spool(what);
     std::vector<std::byte> buffer(kStep);
+    // An incompressible member is about as large compressed as inflated: what has been read
+    // of it is released as inflating goes on, so that it is not all resident by the end.
+    const std::byte* const compressed = input.data() + array.bytes.offset;
+    const std::byte* released = compressed;
     for (;;) {
         const std::size_t got = stream.read(buffer.data(), buffer.size());
         spool.append(buffer.data(), got);
+        const std::byte* const next = stream.next_input();
+        const auto back = std::min<std::int64_t>(released - compressed, InputRelease::kRefaultBytes);
+        input.mapping().release(released - back, next);
+        released = next;
         if (got < buffer.size()) break;
     }
     out.inflated_ = spool.map();

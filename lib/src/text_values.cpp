@@ -30,6 +30,7 @@
 
 #include "datetime_text.hpp"
 #include "element_value.hpp"
+#include "input_release.hpp"
 #include "python_text.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
@@ -308,7 +309,7 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
     std::vector<std::int64_t> index(rank, 0);
     std::int64_t next = 0;
     bool started = false, finished = false;
-    View::Span unread = view.span_from(0);
+    InputRelease input(view, release);
 
     write_text(
         path,
@@ -326,13 +327,7 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
             }
             const std::int64_t count = std::min(per_chunk, total - next);
             copy_view(data, view, elements.data(), next, count);
-            if (release && !view.has_table()) {
-                // The input pages the rest of the elements cannot read leave memory.
-                const View::Span still = view.span_from(next + count);
-                release(unread.begin, still.begin);
-                release(still.end, unread.end);
-                unread = still;
-            }
+            input.before(next + count);
             {
             TextOut text(out);
             std::string element;  // the general path's text of one element

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "dtype.hpp"
+#include "input_release.hpp"
 #include "output_file.hpp"
 #include "write_sizes.hpp"
 #include "tslice/container.hpp"
@@ -271,22 +272,13 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     const DType* packs = options.packed_selection ? &*options.packed_selection : nullptr;
     const auto written = static_cast<std::int64_t>(packs ? packs->packed_itemsize : view.itemsize);
     std::vector<std::byte> whole;
-    const bool releases = release && !view.has_table();
+    InputRelease input(view, release);
     const bool contiguous = !packs && view.is_c_contiguous();
     WorkerPool pool(view.element_count() * itemsize >= sizes.threaded_bytes ? options.threads : 1);
-    View::Span unread = view.span_from(0);
     const double bytes_read_per_element =
-        releases && view.element_count() > 0
-            ? static_cast<double>(unread.end - unread.begin) / static_cast<double>(view.element_count())
+        input.active() && view.element_count() > 0
+            ? static_cast<double>(input.whole().end - input.whole().begin) / static_cast<double>(view.element_count())
             : 0;
-    // Releases what elements [element, end) cannot read.
-    const auto release_before = [&](std::int64_t element) {
-        if (!releases) return;
-        const View::Span still = view.span_from(element);
-        release(unread.begin, still.begin);
-        release(still.end, unread.end);
-        unread = still;
-    };
     std::int64_t previous_first = 0;
 
     write_array(path, framing, static_cast<std::size_t>(written), view.shape,
@@ -300,7 +292,7 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
                         }
                         // The writer is still writing the previous chunk from the mapping; the
                         // one before it is written.
-                        release_before(previous_first);
+                        input.before(previous_first);
                         previous_first = first;
                     } else {
                         // Pieces of at most release_bytes read; a packed one, of chunk_bytes copied.
@@ -321,7 +313,7 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
                             } else {
                                 copy_view_parallel(pool, data, view, scratch + from * itemsize, first + from, to - from);
                             }
-                            release_before(first + to);
+                            input.before(first + to);
                         }
                     }
                     if (options.swap_bytes) swap_elements(scratch, count, view.itemsize);

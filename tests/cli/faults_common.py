@@ -5,6 +5,7 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 
 import numpy as np
 
@@ -31,6 +32,25 @@ def run(tslice, args, **kwargs):
     kwargs.setdefault("capture_output", True)
     kwargs.setdefault("timeout", 120)
     return subprocess.run([tslice] + args, **kwargs)
+
+
+# Runs a command and prints its exit code and peak resident memory (KiB). A child's peak
+# starts from its parent's resident memory at exec (vfork), so it is measured from this small
+# interpreter (no site, no numpy), not from the tests' own process.
+PEAK_RSS_RUNNER = """
+import os, sys
+pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss)
+"""
+
+
+def peak_rss_mib(command):
+    """Runs `command` (output to /dev/null); returns (exit code, stderr, peak resident MiB)."""
+    done = subprocess.run([sys.executable, "-S", "-c", PEAK_RSS_RUNNER] + command, capture_output=True, text=True,
+                          timeout=600)
+    code, kib = (int(x) for x in done.stdout.split())
+    return code, done.stderr, kib / 1024
 
 
 def expect_error(res, fragment, code=1):

@@ -135,6 +135,27 @@ def remove(*paths):
             pass
 
 
+# What a numpy user writes for the same slices (argv: the file, the expression, the output):
+# np.load of the archive's member, and for safetensors (whose own package Debian lacks) the
+# header read by hand and the tensor mapped with np.memmap.
+NPZ_ANCHOR = """
+import sys, numpy as np
+a = eval("np.load(sys.argv[1])['x']" + sys.argv[2])
+with open(sys.argv[3], "wb") as out:  # a file object: np.save would add ".npy" to a name
+    np.save(out, a)
+"""
+SAFETENSORS_ANCHOR = """
+import json, struct, sys, numpy as np
+with open(sys.argv[1], "rb") as f:
+    (n,) = struct.unpack("<Q", f.read(8))
+    info = json.loads(f.read(n))["x"]
+begin, end = info["data_offsets"]
+m = np.memmap(sys.argv[1], dtype="<f4", mode="r", offset=8 + n + begin, shape=tuple(info["shape"]))
+with open(sys.argv[3], "wb") as out:
+    np.save(out, eval("m" + sys.argv[2]))
+"""
+
+
 def containers(args, jobs, tally):
     """The first case's input (the large float32 .npy) as the stored member of np.savez, as a
     safetensors tensor and deflated by np.savez_compressed, made once beside it: slices of
@@ -182,7 +203,8 @@ def containers(args, jobs, tally):
     reference = os.path.join(args.dir, "out_reference.npy")
     runs = args.runs or 7
     print(f"\ncontainers: {case['input_bytes'] / MiB:.0f} MiB of float32 as .npy, np.savez member, safetensors "
-          f"tensor (hyperfine medians, -o /dev/null; each output also written to a file and compared)")
+          f"tensor (hyperfine medians, -o /dev/null; each output also written to a file and compared; numpy: "
+          f"np.load(npz)['x'][EXPR], and the safetensors header read by hand with np.memmap)")
     for expr in ("[:, ::-1, :]", "[:, ::3, 1::4]"):
         # Timed into /dev/null: writing 1 GiB into the page cache run after run is throttled by
         # the kernel's write-back, which swamps any difference between the formats.
@@ -191,13 +213,15 @@ def containers(args, jobs, tally):
         t_npy = hyperfine(command(case["input"]), runs, args.warmup)
         subprocess.run(command(case["input"], reference), check=True)
         cells = []
-        for path in (stored, tensors):
+        for path, anchor in ((stored, NPZ_ANCHOR), (tensors, SAFETENSORS_ANCHOR)):
             recache(path)
             t = hyperfine(command(path), runs, args.warmup)
             subprocess.run(command(path, out), check=True)
             same = same_file(out, reference)
             failures += not same
-            cells.append(f"{t * 1e3:.1f} ms ({tally.check(t / t_npy, '<=', 1.1)}){'' if same else ' DIFFERS'}")
+            t_numpy = hyperfine([args.python, "-c", anchor, path, expr, os.devnull], 3, 1)
+            cells.append(f"{t * 1e3:.1f} ms ({tally.check(t / t_npy, '<=', 1.1)}){'' if same else ' DIFFERS'}, "
+                         f"numpy {t_numpy * 1e3:.0f} ms")
         print(f"  {expr:<16} .npy {t_npy * 1e3:.1f} ms; .npz member {cells[0]}; safetensors {cells[1]}")
     rss = peak_rss_mib(args.peak_rss, [args.tslice, deflated, "[:, ::-1, :]", "-o", out, "-q"])
     subprocess.run([args.tslice, case["input"], "[:, ::-1, :]", "-o", reference, "-q"], check=True)

@@ -206,23 +206,30 @@ def containers(args, jobs, tally):
           f"tensor (hyperfine medians, -o /dev/null; each output also written to a file and compared; numpy: "
           f"np.load(npz)['x'][EXPR], and the safetensors header read by hand with np.memmap)")
     for expr in ("[:, ::-1, :]", "[:, ::3, 1::4]"):
-        # Timed into /dev/null: writing 1 GiB into the page cache run after run is throttled by
-        # the kernel's write-back, which swamps any difference between the formats.
+        # Timed into /dev/null, and before anything is written: 1 GiB going to disk in the
+        # background (the kernel's write-back) slows whatever runs meanwhile by 20% or more,
+        # which would swamp any difference between the formats.
         command = lambda path, to=os.devnull: [args.tslice, path, expr, "-o", to, "-q"]  # noqa: E731
-        recache(case["input"])
-        t_npy = hyperfine(command(case["input"]), runs, args.warmup)
+        # Three alternating rounds, every run of a file pooled: the load of a shared machine
+        # drifts over a minute more than the formats differ.
+        os.sync()
+        pooled = [[], [], []]
+        for _ in range(3):
+            for k, path in enumerate((case["input"], stored, tensors)):
+                recache(path)
+                pooled[k] += hyperfine_times(command(path), runs, args.warmup)
+        times = [statistics.median(t) for t in pooled]
         subprocess.run(command(case["input"], reference), check=True)
         cells = []
-        for path, anchor in ((stored, NPZ_ANCHOR), (tensors, SAFETENSORS_ANCHOR)):
-            recache(path)
-            t = hyperfine(command(path), runs, args.warmup)
+        for path, anchor, t in ((stored, NPZ_ANCHOR, times[1]), (tensors, SAFETENSORS_ANCHOR, times[2])):
             subprocess.run(command(path, out), check=True)
             same = same_file(out, reference)
             failures += not same
             t_numpy = hyperfine([args.python, "-c", anchor, path, expr, os.devnull], 3, 1)
-            cells.append(f"{t * 1e3:.1f} ms ({tally.check(t / t_npy, '<=', 1.1)}){'' if same else ' DIFFERS'}, "
+            cells.append(f"{t * 1e3:.1f} ms ({tally.check(t / times[0], '<=', 1.1)}){'' if same else ' DIFFERS'}, "
                          f"numpy {t_numpy * 1e3:.0f} ms")
-        print(f"  {expr:<16} .npy {t_npy * 1e3:.1f} ms; .npz member {cells[0]}; safetensors {cells[1]}")
+        print(f"  {expr:<16} .npy {times[0] * 1e3:.1f} ms; .npz member {cells[0]}; safetensors {cells[1]}")
+    os.sync()
     rss = peak_rss_mib(args.peak_rss, [args.tslice, deflated, "[:, ::-1, :]", "-o", out, "-q"])
     subprocess.run([args.tslice, case["input"], "[:, ::-1, :]", "-o", reference, "-q"], check=True)
     same = same_file(out, reference)

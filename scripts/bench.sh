@@ -32,7 +32,10 @@
 # 2. Whole process (bench/whole_process.py, hyperfine): `tslice IN EXPR -o OUT` against the I/O
 #    floor (map the input, write() the same bytes; the two measured in alternating rounds) and
 #    numpy's one-liner, with peak RSS; a
-#    1 KiB .npy slice; --shape on the 1 GiB file. Targets with PASS/MISS.
+#    1 KiB .npy slice; --shape on the 1 GiB file; the containers. Targets with PASS/MISS.
+# 3. Cold page cache (bench/cold_cache.py): the 1 GiB input dropped from the page cache before
+#    every run, against cold `cat` (or reading the selected rows in order, for [::4]) and
+#    numpy's np.load(mmap_mode='r'), with peak RSS.
 #
 # Exit status: non-zero if anything fails to build or run, or any copy or output file differs
 # from its reference; a MISS never fails (in quick mode the numbers mean nothing anyway).
@@ -110,5 +113,7 @@ runs=(--warmup 1)
 /usr/bin/python3 "$tslice_root/bench/whole_process.py" --jobs "$jobs" --dir "$out_dir" \
     --tslice "$out_dir/tslice" --floor "$bench_bin/tslice_io_floor" --peak-rss "$bench_bin/tslice_peak_rss" \
     --python /usr/bin/python3 "${runs[@]}" "${quick[@]}" || status=$?
+/usr/bin/python3 "$tslice_root/bench/cold_cache.py" --jobs "$jobs" --tslice "$out_dir/tslice" \
+    --peak-rss "$bench_bin/tslice_peak_rss" --python /usr/bin/python3 "${quick[@]}" || status=$?
 report_noise
 exit "$status"

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "python_text.hpp"
+
 namespace tslice::json {
 
 namespace {
@@ -14,42 +16,6 @@ int hex_value(char c) {
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
-}
-
-void append_utf8(std::string& out, std::uint32_t code) {
-    if (code < 0x80) {
-        out += static_cast<char>(code);
-    } else if (code < 0x800) {
-        out += static_cast<char>(0xC0 | (code >> 6));
-        out += static_cast<char>(0x80 | (code & 0x3F));
-    } else if (code < 0x10000) {
-        out += static_cast<char>(0xE0 | (code >> 12));
-        out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (code & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (code >> 18));
-        out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (code & 0x3F));
-    }
-}
-
-// The length of the well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates,
-// nothing past U+10FFFF) that starts `text` at a byte of 0x80 or more; 0 if there is none.
-std::size_t utf8_sequence(std::string_view text) {
-    const auto byte = [&](std::size_t k) { return k < text.size() ? static_cast<unsigned char>(text[k]) : 0u; };
-    const unsigned lead = byte(0);
-    const auto continuation = [&](std::size_t k, unsigned low = 0x80, unsigned high = 0xBF) {
-        return byte(k) >= low && byte(k) <= high;
-    };
-    if (lead >= 0xC2 && lead <= 0xDF) return continuation(1) ? 2 : 0;
-    if (lead == 0xE0) return continuation(1, 0xA0) && continuation(2) ? 3 : 0;
-    if ((lead >= 0xE1 && lead <= 0xEC) || lead == 0xEE || lead == 0xEF) return continuation(1) && continuation(2) ? 3 : 0;
-    if (lead == 0xED) return continuation(1, 0x80, 0x9F) && continuation(2) ? 3 : 0;
-    if (lead == 0xF0) return continuation(1, 0x90) && continuation(2) && continuation(3) ? 4 : 0;
-    if (lead >= 0xF1 && lead <= 0xF3) return continuation(1) && continuation(2) && continuation(3) ? 4 : 0;
-    if (lead == 0xF4) return continuation(1, 0x80, 0x8F) && continuation(2) && continuation(3) ? 4 : 0;
-    return 0;
 }
 
 }  // namespace
@@ -108,10 +74,9 @@ void Reader::read_string(std::string* out) {
         }
         if (c < 0x20) fail("a control character (below U+0020) must be escaped in a string");
         if (c >= 0x80) {
-            const std::size_t length = utf8_sequence(text_.substr(pos_));
-            if (length == 0) fail("a string is not valid UTF-8");
-            append(text_.substr(pos_, length));
-            pos_ += length;
+            const std::size_t from = pos_;
+            if (!next_utf8(text_, pos_)) fail("a string is not valid UTF-8");
+            append(text_.substr(from, pos_ - from));
             continue;
         }
         // An escape.
@@ -145,7 +110,7 @@ void Reader::read_string(std::string* out) {
                     if (low < 0xDC00 || low > 0xDFFF) fail("a high surrogate must be followed by a \\u low surrogate");
                     code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
                 }
-                if (out) append_utf8(*out, code);
+                if (out) append_utf8(*out, static_cast<char32_t>(code));
                 break;
             }
             default:

@@ -108,7 +108,7 @@ std::vector<std::int64_t> read_shape(std::string_view text, const std::string& n
     return shape;  // skip_value checked the rest: ']'
 }
 
-void read_offsets(std::string_view text, TensorEntry& tensor, const std::string& name) {
+void read_offsets(std::string_view text, TensorEntry& tensor) {
     json::Reader pair(text);
     std::optional<std::uint64_t> begin, end;
     if (pair.consume('[') && (begin = pair.unsigned_integer()) && pair.consume(',') && (end = pair.unsigned_integer()) &&
@@ -117,7 +117,7 @@ void read_offsets(std::string_view text, TensorEntry& tensor, const std::string&
         tensor.end = *end;
         return;
     }
-    fail(where(name) + ": \"data_offsets\" must be [begin, end], two non-negative integers, not " + excerpt(text));
+    fail(where(tensor.name) + ": \"data_offsets\" must be [begin, end], two non-negative integers, not " + excerpt(text));
 }
 
 // A tensor's object: "dtype", "shape" and "data_offsets"; other keys are passed over, as the
@@ -144,7 +144,7 @@ TensorEntry read_tensor(json::Reader& reader, std::string name) {
                 tensor.shape = read_shape(reader.skip_value(), tensor.name);
                 has_shape = true;
             } else if (key == "data_offsets") {
-                read_offsets(reader.skip_value(), tensor, tensor.name);
+                read_offsets(reader.skip_value(), tensor);
                 has_offsets = true;
             } else {
                 reader.skip_value();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "copy_plan.hpp"
+#include "input_paging.hpp"
 #include "inflate.hpp"
 #include "json_reader.hpp"
 #include "kernels.hpp"

@@ -204,7 +204,7 @@ TEST_CASE("write_npy writes a source's own bytes, and release keeps the data rea
     std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("write_view: a view's elements in C order, byte-swapped when asked, with progress and released pages") {
+TEST_CASE("write_view: a view's elements in C order, byte-swapped when asked, with progress, released pages and read aheads") {
     TempDir dir;
     const std::int64_t n = 600000;  // 2.4 MB: several chunks, copied over two threads
     std::vector<std::uint32_t> data(static_cast<std::size_t>(n));
@@ -213,7 +213,9 @@ TEST_CASE("write_view: a view's elements in C order, byte-swapped when asked, wi
     reversed.byte_offset = (n - 1) * 4;
     reversed.byte_strides = {-4};
 
-    std::vector<std::pair<std::int64_t, std::int64_t>> released;
+    std::vector<std::pair<std::int64_t, std::int64_t>> released, asked;
+    const InputPages pages{[&](std::int64_t begin, std::int64_t end) { released.emplace_back(begin, end); },
+                           [&](std::int64_t begin, std::int64_t end) { asked.emplace_back(begin, end); }};
     std::int64_t progress = 0;
     WriteOptions options;
     options.threads = 2;
@@ -225,7 +227,7 @@ TEST_CASE("write_view: a view's elements in C order, byte-swapped when asked, wi
     };
     const fs::path path = dir.path / "out.bin";
     write_view(path.string(), OutputFraming{"HEAD", 0, {}}, reinterpret_cast<const std::byte*>(data.data()), reversed,
-               [&](std::int64_t begin, std::int64_t end) { released.emplace_back(begin, end); }, options);
+               pages, options);
 
     const std::string bytes = read_file(path);
     REQUIRE(bytes.size() == 4 + static_cast<std::size_t>(n) * 4);
@@ -245,6 +247,11 @@ TEST_CASE("write_view: a view's elements in C order, byte-swapped when asked, wi
         CHECK(begin >= 0);
         CHECK(end <= n * 4);
     }
+    // The input is asked for from its end down, as the reversed copy reads it, all of it once.
+    REQUIRE_FALSE(asked.empty());
+    CHECK(asked.front().second == n * 4);
+    CHECK(asked.back().first == 0);
+    for (std::size_t k = 1; k < asked.size(); ++k) CHECK(asked[k].second == asked[k - 1].first);
 }
 
 TEST_CASE("write_view: elements larger than a chunk are written in parts, whatever their size") {

@@ -75,18 +75,17 @@ void slice_file(const SliceRequest& request) {
     const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
     const ArrayData data = reading([&] { return ArrayData::open(input, array, what); });
     const Result result = apply_pipeline(pipeline, data.data(), data.view());
-    ReleaseInput release;
-    if (result.data == data.data()) release = [&](std::int64_t begin, std::int64_t end) { data.release(begin, end); };
+    const InputPages pages = result.data == data.data() ? data.pages() : InputPages{};
     if (text) {
         write_values_as_text(request.output, format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv,
-                             result.data, result.view, type, release, request.write);
+                             result.data, result.view, type, pages, request.write);
         return;
     }
     WriteOptions options = request.write;
     // safetensors is little-endian; a big-endian .npy's elements are turned around.
     options.swap_bytes = format == OutputFormat::Safetensors && type.dtype.byte_order == '>' && type.itemsize() > 1;
     if (type.dtype.packed_itemsize) options.packed_selection = type.dtype;
-    write_view(request.output, framing, result.data, result.view, release, options);
+    write_view(request.output, framing, result.data, result.view, pages, options);
 }
 
 }  // namespace tslice

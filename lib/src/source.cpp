@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "inflate.hpp"
-#include "input_release.hpp"
+#include "input_paging.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice {
@@ -157,16 +157,29 @@ const std::byte* Mapping::data() const {
     return map_ ? static_cast<const std::byte*>(map_) : empty;
 }
 
-void Mapping::release(const std::byte* begin, const std::byte* end) const {
-    if (!map_ || begin >= end) return;
-    // The mapping is private and never written, so dropping a page only means reading it from
-    // the page cache again if it is needed: the range is widened to whole pages.
+bool Mapping::pages_of(const std::byte*& begin, const std::byte*& end) const {
+    if (!map_ || begin >= end) return false;
     static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
     const auto map_begin = reinterpret_cast<std::uintptr_t>(map_);
     const std::uintptr_t from = std::max(map_begin, reinterpret_cast<std::uintptr_t>(begin) / page * page);
     const std::uintptr_t to =
         std::min(map_begin + size_, (reinterpret_cast<std::uintptr_t>(end) + page - 1) / page * page);
-    if (from < to) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    begin = reinterpret_cast<const std::byte*>(from);
+    end = reinterpret_cast<const std::byte*>(to);
+    return from < to;
+}
+
+void Mapping::release(const std::byte* begin, const std::byte* end) const {
+    // The mapping is private and never written, so dropping a page only means reading it from
+    // the page cache again if it is needed: the range is widened to whole pages.
+    if (pages_of(begin, end))
+        ::madvise(const_cast<std::byte*>(begin), static_cast<std::size_t>(end - begin), MADV_DONTNEED);
+}
+
+void Mapping::read_ahead(const std::byte* begin, const std::byte* end) const {
+    // Advice only: a file system that cannot read ahead leaves the reads to the faults.
+    if (pages_of(begin, end))
+        ::madvise(const_cast<std::byte*>(begin), static_cast<std::size_t>(end - begin), MADV_WILLNEED);
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -291,7 +304,7 @@ ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, con
         const std::size_t got = stream.read(buffer.data(), buffer.size());
         spool.append(buffer.data(), got);
         const std::byte* const next = stream.next_input();
-        const auto back = std::min<std::int64_t>(released - compressed, InputRelease::kRefaultBytes);
+        const auto back = std::min<std::int64_t>(released - compressed, InputPaging::kRefaultBytes);
         input.mapping().release(released - back, next);
         released = next;
         if (got < buffer.size()) break;
@@ -307,6 +320,18 @@ void ArrayData::release(std::int64_t begin, std::int64_t end) const {
     if (!in_memory_.empty()) return;
     const Mapping& mapping = mapping_ ? *mapping_ : inflated_;
     mapping.release(data_ + begin, data_ + end);
+}
+
+void ArrayData::read_ahead(std::int64_t begin, std::int64_t end) const {
+    if (!in_memory_.empty()) return;
+    const Mapping& mapping = mapping_ ? *mapping_ : inflated_;
+    mapping.read_ahead(data_ + begin, data_ + end);
+}
+
+InputPages ArrayData::pages() const {
+    if (!in_memory_.empty()) return {};
+    return {[this](std::int64_t begin, std::int64_t end) { release(begin, end); },
+            [this](std::int64_t begin, std::int64_t end) { read_ahead(begin, end); }};
 }
 
 }  // namespace tslice

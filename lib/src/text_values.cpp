@@ -30,7 +30,7 @@
 
 #include "datetime_text.hpp"
 #include "element_value.hpp"
-#include "input_release.hpp"
+#include "input_paging.hpp"
 #include "python_text.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
@@ -289,7 +289,7 @@ constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 }  // namespace
 
 void write_values_as_text(const std::string& path, TextFormat format, const std::byte* data, const View& view,
-                          const ElementType& type, const ReleaseInput& release, const WriteOptions& options) {
+                          const ElementType& type, const InputPages& pages, const WriteOptions& options) {
     const bool json = format == TextFormat::Json;
     const std::size_t rank = view.rank();
     if (!json) {
@@ -309,7 +309,7 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
     std::vector<std::int64_t> index(rank, 0);
     std::int64_t next = 0;
     bool started = false, finished = false;
-    InputRelease input(view, release);
+    InputPaging input(view, pages, write_sizes());
 
     write_text(
         path,

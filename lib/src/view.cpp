@@ -1,6 +1,8 @@
 #include "tslice/view.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <vector>
 
 namespace tslice {
 
@@ -53,6 +55,72 @@ View::Span View::span_from(std::int64_t first) const {
         high += std::max(first_row, last_row);
     }
     return {low, high + static_cast<std::int64_t>(itemsize)};
+}
+
+namespace {
+
+// The hull of a range of elements of an affine view, walked down the axes: a range inside one
+// row of an axis is that row's business; one that spans rows is a partial first row, whole
+// rows between, and a partial last row.
+class RangeHull {
+public:
+    explicit RangeHull(const View& view) : view_(view) {
+        const std::size_t n = view.rank();
+        inner_.assign(n + 1, 1);
+        whole_low_.assign(n + 1, 0);
+        whole_high_.assign(n + 1, 0);
+        for (std::size_t k = n; k-- > 0;) {
+            const std::int64_t reach = (view.shape[k] - 1) * view.byte_strides[k];
+            inner_[k] = inner_[k + 1] * view.shape[k];
+            whole_low_[k] = whole_low_[k + 1] + std::min<std::int64_t>(reach, 0);
+            whole_high_[k] = whole_high_[k + 1] + std::max<std::int64_t>(reach, 0);
+        }
+    }
+
+    // Elements [first, end) (first < end) of the block of axes `axis`.. whose element 0 is at `base`.
+    void add(std::size_t axis, std::int64_t base, std::int64_t first, std::int64_t end) {
+        if (first == 0 && end == inner_[axis]) {
+            add_whole(axis, base, base);
+            return;
+        }
+        const std::int64_t row = inner_[axis + 1], stride = view_.byte_strides[axis];
+        const std::int64_t first_row = first / row, last_row = (end - 1) / row;
+        if (first_row == last_row) {
+            add(axis + 1, base + first_row * stride, first - first_row * row, end - first_row * row);
+            return;
+        }
+        add(axis + 1, base + first_row * stride, first - first_row * row, row);
+        if (last_row - first_row > 1) {
+            const std::int64_t a = (first_row + 1) * stride, b = (last_row - 1) * stride;
+            add_whole(axis + 1, base + std::min(a, b), base + std::max(a, b));
+        }
+        add(axis + 1, base + last_row * stride, 0, end - last_row * row);
+    }
+
+    View::Span span() const { return {low_, high_ + static_cast<std::int64_t>(view_.itemsize)}; }
+
+private:
+    // Whole blocks of axes `axis`.. with element 0 anywhere in [low_base, high_base].
+    void add_whole(std::size_t axis, std::int64_t low_base, std::int64_t high_base) {
+        low_ = std::min(low_, low_base + whole_low_[axis]);
+        high_ = std::max(high_, high_base + whole_high_[axis]);
+    }
+
+    const View& view_;
+    std::vector<std::int64_t> inner_, whole_low_, whole_high_;
+    std::int64_t low_ = std::numeric_limits<std::int64_t>::max();
+    std::int64_t high_ = std::numeric_limits<std::int64_t>::min();
+};
+
+}  // namespace
+
+View::Span View::span_of(std::int64_t first, std::int64_t end) const {
+    end = std::min(end, element_count());
+    first = std::max<std::int64_t>(first, 0);
+    if (table || first >= end) return {};
+    RangeHull hull(*this);
+    hull.add(0, byte_offset, first, end);
+    return hull.span();
 }
 
 View View::contiguous(const std::vector<std::int64_t>& shape, std::size_t itemsize,

@@ -22,7 +22,7 @@
 #include <thread>
 
 #include "dtype.hpp"
-#include "input_release.hpp"
+#include "input_paging.hpp"
 #include "output_file.hpp"
 #include "write_sizes.hpp"
 #include "tslice/container.hpp"
@@ -262,7 +262,7 @@ View in_chunk_sized_units(const View& view, std::size_t chunk_bytes) {
 }  // namespace
 
 void write_view(const std::string& path, const OutputFraming& framing, const std::byte* data,
-                const View& result_view, const ReleaseInput& release, const WriteOptions& options) {
+                const View& result_view, const InputPages& pages, const WriteOptions& options) {
     const WriteSizes sizes = g_sizes;
     // A selection of fields is packed from whole elements, so its elements are not split.
     const View view = options.packed_selection ? result_view : in_chunk_sized_units(result_view, sizes.chunk_bytes);
@@ -272,11 +272,11 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     const DType* packs = options.packed_selection ? &*options.packed_selection : nullptr;
     const auto written = static_cast<std::int64_t>(packs ? packs->packed_itemsize : view.itemsize);
     std::vector<std::byte> whole;
-    InputRelease input(view, release);
+    InputPaging input(view, pages, sizes);
     const bool contiguous = !packs && view.is_c_contiguous();
     WorkerPool pool(view.element_count() * itemsize >= sizes.threaded_bytes ? options.threads : 1);
     const double bytes_read_per_element =
-        input.active() && view.element_count() > 0
+        input.releases() && view.element_count() > 0
             ? static_cast<double>(input.whole().end - input.whole().begin) / static_cast<double>(view.element_count())
             : 0;
     std::int64_t previous_first = 0;

@@ -293,9 +293,11 @@ std::vector<std::byte> reference(const Pipeline& pipeline, const std::byte* inpu
 
 // The write stage over the same result, with chunk, thread and release sizes small enough
 // for these arrays to cross several of each: the input is copied into pages of its own, and
-// every page the writer says it will not read again (ReleaseInput) is made unreadable, so a
-// later read of it is a crash, not a silent re-read. The output goes into a memfd through its
-// /proc name (written into the descriptor) and must hold the reference's bytes.
+// every page the writer says it will not read again (InputPages::release) is made unreadable,
+// so a later read of it is a crash, not a silent re-read. A read ahead must ask for bytes the
+// copy still reads: its first and last bytes are read when it asks (a crash if released). The
+// output goes into a memfd through its /proc name (written into the descriptor) and must hold
+// the reference's bytes.
 void check_writer(ByteReader& in, const Pipeline& pipeline, const std::byte* input, std::size_t input_bytes,
                   const View& layout, const std::vector<std::byte>& want) {
     static const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
@@ -310,15 +312,17 @@ void check_writer(ByteReader& in, const Pipeline& pipeline, const std::byte* inp
     sizes.chunk_bytes = static_cast<std::size_t>(in.range(1, 64)) * 64;
     sizes.threaded_bytes = in.coin() ? 0 : sizes.threaded_bytes;
     sizes.release_bytes = static_cast<double>(in.range(1, 256) * 64);
+    sizes.read_ahead_bytes = static_cast<double>(in.range(0, 64) * 64);
+    sizes.read_ahead_block_bytes = in.range(0, 64) * 16;
     const WriteSizes shipped = write_sizes();
     set_write_sizes(sizes);
     WriteOptions options;
     options.threads = static_cast<unsigned>(in.range(1, 3));
 
     const Result result = apply_pipeline(pipeline, base, layout);
-    ReleaseInput release;
-    if (result.data == base)
-        release = [&](std::int64_t begin, std::int64_t end) {
+    InputPages input_pages;
+    if (result.data == base) {
+        input_pages.release = [&](std::int64_t begin, std::int64_t end) {
             if (begin >= end) return;  // an empty range (the writer's spans may cross at the end)
             if (begin < 0 || end > static_cast<std::int64_t>(input_bytes))
                 finding("release of bytes [%lld, %lld) outside the input's %zu", static_cast<long long>(begin),
@@ -328,11 +332,20 @@ void check_writer(ByteReader& in, const Pipeline& pipeline, const std::byte* inp
             const std::uintptr_t to = (base_address + static_cast<std::uintptr_t>(end)) / page * page;
             if (from < to) ::mprotect(reinterpret_cast<void*>(from), to - from, PROT_NONE);
         };
+        input_pages.read_ahead = [&](std::int64_t begin, std::int64_t end) {
+            if (begin < 0 || begin >= end || end > static_cast<std::int64_t>(input_bytes))
+                finding("read ahead of bytes [%lld, %lld) outside the input's %zu", static_cast<long long>(begin),
+                        static_cast<long long>(end), input_bytes);
+            volatile std::byte first = base[begin], last = base[end - 1];
+            (void)first;
+            (void)last;
+        };
+    }
     const int fd = ::memfd_create("tslice-fuzz-output", MFD_CLOEXEC);
     if (fd < 0) finding("memfd_create failed");
     try {
-        write_view("/proc/self/fd/" + std::to_string(fd), OutputFraming{"<", 0, {}}, result.data, result.view, release,
-                   options);
+        write_view("/proc/self/fd/" + std::to_string(fd), OutputFraming{"<", 0, {}}, result.data, result.view,
+                   input_pages, options);
     } catch (const Error& error) {
         finding("write_view of a planned result failed: %s", error.what());
     }

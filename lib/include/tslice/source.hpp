@@ -16,6 +16,7 @@
 
 #include "tslice/container.hpp"
 #include "tslice/view.hpp"
+#include "tslice/write.hpp"
 
 namespace tslice {
 
@@ -33,8 +34,14 @@ public:
     // The pages wholly or partly inside [begin, end) leave this process's memory; reading them
     // again later reads them again from the file.
     void release(const std::byte* begin, const std::byte* end) const;
+    // The pages wholly or partly inside [begin, end) are read from the file ahead of their
+    // first use (MADV_WILLNEED): the reads start, and the call does not wait for them.
+    void read_ahead(const std::byte* begin, const std::byte* end) const;
 
 private:
+    // The whole pages [begin, end) reaches into, within the mapping: false if none.
+    bool pages_of(const std::byte*& begin, const std::byte*& end) const;
+
     void* map_ = nullptr;
     std::size_t size_ = 0;
 };
@@ -93,8 +100,12 @@ public:
     const std::byte* data() const { return data_; }
     // The whole array as a view over data(): C or Fortran strides as its header says.
     View view() const;
-    // Offsets from data(), as NpyArray::release.
+    // Offsets from data(), as Mapping::release and Mapping::read_ahead (nothing for an array
+    // inflated into memory).
     void release(std::int64_t begin, std::int64_t end) const;
+    void read_ahead(std::int64_t begin, std::int64_t end) const;
+    // Both, for the write stage; valid while this ArrayData lives.
+    InputPages pages() const;
 
 private:
     const Mapping* mapping_ = nullptr;

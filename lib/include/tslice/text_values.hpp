@@ -13,11 +13,11 @@ namespace tslice {
 enum class TextFormat { Json, Csv };
 
 // Writes the elements `view` selects from `data` to `path` ("-": standard output), in bounded
-// memory: with `release` (data mapped from a file), the input pages already read are given
-// back as the text goes out. CSV takes 0-, 1- and 2-D results of numbers; anything else is
+// memory: with `pages` (data mapped from a file), the input pages already read are given
+// back, and the next ones asked for, as the text goes out. CSV takes 0-, 1- and 2-D results of numbers; anything else is
 // Error(Usage).
 void write_values_as_text(const std::string& path, TextFormat format, const std::byte* data, const View& view,
-                          const ElementType& type, const ReleaseInput& release = {},
+                          const ElementType& type, const InputPages& pages = {},
                           const WriteOptions& options = {});
 
 }  // namespace tslice

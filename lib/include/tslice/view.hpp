@@ -61,6 +61,9 @@ struct View {
         std::int64_t begin = 0, end = 0;
     };
     Span span_from(std::int64_t first) const;
+    // The exact bytes elements [first, end) of an affine view read, lowest to highest: the
+    // window a read ahead asks for. A table view, or an empty range, gives {0, 0}.
+    Span span_of(std::int64_t first, std::int64_t end) const;
 
     // The view of a C-order (or Fortran-order) array of this shape at offset 0.
     static View contiguous(const std::vector<std::int64_t>& shape, std::size_t itemsize,

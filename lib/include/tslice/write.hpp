@@ -73,14 +73,21 @@ using TextSource = std::function<bool(std::string& out)>;
 // the descriptor the path names.
 void write_text(const std::string& path, const TextSource& next, const WriteOptions& options = {});
 
-// Gives back the input pages of bytes [begin, end) (offsets from the data a view reads): the
-// copy will not read them again.
-using ReleaseInput = std::function<void(std::int64_t begin, std::int64_t end)>;
+// What a copy tells the input about its pages as it moves on, for data mapped from a file
+// (ArrayData::pages()); bytes [begin, end) are offsets from the data a view reads. Either may
+// be unset: data in memory has neither.
+struct InputPages {
+    using Callback = std::function<void(std::int64_t begin, std::int64_t end)>;
+    // The copy will not read these bytes again: their pages may leave this process's memory.
+    Callback release;
+    // The copy reads these bytes next: their pages may be read from the file ahead of it.
+    Callback read_ahead;
+};
 
-// Writes the elements `view` selects from `data`, framed. With `release` (for data mapped from
-// a file), the input pages the rest of the copy cannot read are released as it moves on.
+// Writes the elements `view` selects from `data`, framed. With `pages`, the input pages the
+// rest of the copy cannot read are released, and those it reads next asked for, as it moves on.
 void write_view(const std::string& path, const OutputFraming& framing, const std::byte* data, const View& view,
-                const ReleaseInput& release, const WriteOptions& options);
+                const InputPages& pages, const WriteOptions& options);
 
 // Unlinks the temporary file being written, if any, so an interrupted run leaves nothing
 // behind. Async-signal-safe: meant for a SIGINT/SIGTERM handler, which then ends the process.

@@ -1,0 +1,85 @@
+// Why tslice asks for its input ahead instead of leaving it to the kernel: a mapping's faults
+// get the kernel's read-around (a window centred on each fault), which keeps a forward walk
+// busy but not a backward one ([::-1] reads each window's pages after the fault that brought
+// them in), nor one that skips ([::4] starts a new small window at every row). Asking for the
+// next stretch of the bytes the copy will read, in the order it reads them, lets the device
+// stream whatever that order is; on a file already in the page cache the request finds every
+// page there and costs a lookup per page.
+#include "input_paging.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace tslice {
+
+namespace {
+
+constexpr std::int64_t kPageBytes = 4096;
+
+// The bytes of pages the elements of one block of trailing axes [axis, rank) touch, at most:
+// a row of an axis takes its inner block's pages, or at least the page its stride crosses,
+// and never more than the block's hull.
+struct TrailingBlock {
+    std::int64_t elements = 1;
+    std::int64_t hull = 0;       // from its lowest byte to its highest
+    std::int64_t footprint = 0;  // the bytes of the pages it reads, about
+};
+
+}  // namespace
+
+InputPaging::InputPaging(const View& view, const InputPages& pages, const WriteSizes& sizes)
+    : view_(view), whole_(view.span_from(0)), unread_(whole_), total_(view.element_count()) {
+    if (view.has_table()) return;
+    release_ = pages.release;
+    if (!pages.read_ahead || total_ == 0 || sizes.read_ahead_bytes <= 0) return;
+
+    // The largest block of trailing axes the copy reads at least half the pages of: inside
+    // one, the next elements' hull is what they read; past one, it may be mostly gaps (the
+    // rows [::4] skips), so a read ahead never crosses a block's end.
+    TrailingBlock block{1, static_cast<std::int64_t>(view.itemsize), static_cast<std::int64_t>(view.itemsize)};
+    for (std::size_t axis = view.rank(); axis-- > 0;) {
+        const std::int64_t length = view.shape[axis], stride = std::llabs(view.byte_strides[axis]);
+        if (length == 1) continue;
+        TrailingBlock outer;
+        outer.elements = block.elements * length;
+        outer.hull = block.hull + (length - 1) * stride;
+        outer.footprint =
+            std::min(outer.hull, length * std::max(block.footprint, std::min(std::max<std::int64_t>(stride, 1), kPageBytes)));
+        if (2 * outer.footprint < outer.hull) break;
+        block = outer;
+    }
+    if (block.hull < sizes.read_ahead_block_bytes) return;
+    read_ahead_ = pages.read_ahead;
+    block_elements_ = block.elements;
+    const double bytes_per_element = static_cast<double>(block.hull) / static_cast<double>(block.elements);
+    ahead_elements_ = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(sizes.read_ahead_bytes / bytes_per_element)));
+    // Asked for a quarter of the distance at a time: the device always has the next stretch
+    // queued, and the calls stay few.
+    step_elements_ = std::max<std::int64_t>(1, ahead_elements_ / 4);
+    read_ahead_from(0);
+}
+
+void InputPaging::before(std::int64_t element) {
+    if (release_) {
+        const View::Span still = view_.span_from(element);
+        release_(std::max(whole_.begin, unread_.begin - kRefaultBytes), still.begin);
+        release_(still.end, std::min(whole_.end, unread_.end + kRefaultBytes));
+        unread_ = still;
+    }
+    if (read_ahead_) read_ahead_from(element);
+}
+
+void InputPaging::read_ahead_from(std::int64_t element) {
+    asked_ = std::max(asked_, element);
+    const std::int64_t horizon = std::min(total_, element + ahead_elements_);
+    while (asked_ < horizon) {
+        const std::int64_t block_end = (asked_ / block_elements_ + 1) * block_elements_;
+        const std::int64_t end = std::min({asked_ + step_elements_, block_end, total_});
+        const View::Span span = view_.span_of(asked_, end);
+        read_ahead_(span.begin, span.end);
+        asked_ = end;
+    }
+}
+
+}  // namespace tslice

@@ -1,0 +1,51 @@
+// The input's pages around a copy through a view, as it moves on: the bytes it has done with
+// are given back, and the bytes it reads next are asked for ahead of it. Used by the write
+// stage and by the text writers, so that slicing a file larger than memory keeps only what is
+// still to be read resident, and a cold file is read at the speed of its device, whatever the
+// order the copy walks it in.
+#pragma once
+
+#include <cstdint>
+
+#include "write_sizes.hpp"
+#include "tslice/view.hpp"
+#include "tslice/write.hpp"
+
+namespace tslice {
+
+class InputPaging {
+public:
+    // How far each release reaches back into what was released before: a file's page cache
+    // may hold large folios (up to a PMD, 2 MiB with 4 KiB pages on x86-64 and arm64), and a
+    // fault on one maps the whole folio back in, the part released before included.
+    static constexpr std::int64_t kRefaultBytes = std::int64_t{2} << 20;
+
+    // Nothing is released or read ahead for a view with a gather table (its reads are
+    // scattered), or without the matching callback in `pages`. `sizes` says how far ahead.
+    InputPaging(const View& view, const InputPages& pages, const WriteSizes& sizes);
+
+    bool releases() const { return static_cast<bool>(release_); }
+    bool reads_ahead() const { return static_cast<bool>(read_ahead_); }
+    // The bytes the whole view reads.
+    View::Span whole() const { return whole_; }
+    // The elements a read ahead asks for at once, never crossing a block's end.
+    std::int64_t block_elements() const { return block_elements_; }
+
+    // Elements [element, end) are all that is left to read: the rest of the input goes, and
+    // kRefaultBytes of what went before (within what the view reads); the elements after
+    // `element` are asked for, as far as read_ahead_bytes reaches.
+    void before(std::int64_t element);
+
+private:
+    void read_ahead_from(std::int64_t element);
+
+    const View& view_;
+    InputPages::Callback release_, read_ahead_;
+    View::Span whole_, unread_;
+    std::int64_t total_ = 0;
+    std::int64_t block_elements_ = 0;  // 0: no read ahead
+    std::int64_t ahead_elements_ = 0, step_elements_ = 0;
+    std::int64_t asked_ = 0;  // elements before this one were asked for
+};
+
+}  // namespace tslice

@@ -1,0 +1,140 @@
+// The input's pages around a copy: what is released behind it and what is asked for ahead of
+// it, in the order it walks, never the gaps it skips.
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "library_internals.hpp"
+#include "tslice/expr.hpp"
+#include "tslice/plan.hpp"
+#include "tslice/view.hpp"
+
+using namespace tslice;
+
+namespace {
+
+using Ranges = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+View view_of(const char* text, const std::vector<std::int64_t>& shape, std::size_t itemsize = 4) {
+    return apply_plan(plan_index(parse_index_expr(text), shape), View::contiguous(shape, itemsize));
+}
+
+WriteSizes small_sizes(double read_ahead_bytes, std::int64_t smallest_block) {
+    WriteSizes sizes;
+    sizes.read_ahead_bytes = read_ahead_bytes;
+    sizes.read_ahead_block_bytes = smallest_block;
+    return sizes;
+}
+
+// The ranges asked for while a copy walks the view `step` elements at a time, and whether each
+// `before` left the asks at least `ahead` elements' worth of bytes beyond the copy.
+struct Walk {
+    Ranges asked, released;
+    bool reads_ahead = false;
+    std::int64_t block_elements = 0;
+};
+
+Walk walk(const View& view, const WriteSizes& sizes, std::int64_t step) {
+    Walk out;
+    const InputPages pages{[&](std::int64_t begin, std::int64_t end) { out.released.emplace_back(begin, end); },
+                           [&](std::int64_t begin, std::int64_t end) { out.asked.emplace_back(begin, end); }};
+    InputPaging paging(view, pages, sizes);
+    out.reads_ahead = paging.reads_ahead();
+    out.block_elements = paging.block_elements();
+    for (std::int64_t element = step; element < view.element_count(); element += step) paging.before(element);
+    return out;
+}
+
+std::int64_t bytes_of(const Ranges& ranges) {
+    std::int64_t bytes = 0;
+    for (const auto& [begin, end] : ranges) bytes += end - begin;
+    return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("input paging: a reversed walk is asked for from the end down, every byte once") {
+    const std::vector<std::int64_t> shape = {16, 32, 64};  // rows of 8 KiB, 128 KiB in all
+    // Every element reversed: the asks go down the input, one after another.
+    const Walk whole = walk(view_of("[::-1, ::-1, ::-1]", shape), small_sizes(16 << 10, 1 << 10), 1000);
+    REQUIRE(whole.reads_ahead);
+    CHECK(whole.block_elements == 16 * 32 * 64);
+    REQUIRE_FALSE(whole.asked.empty());
+    CHECK(whole.asked.front().second == 128 << 10);
+    CHECK(whole.asked.back().first == 0);
+    for (std::size_t k = 1; k < whole.asked.size(); ++k) CHECK(whole.asked[k].second == whole.asked[k - 1].first);
+    // Rows reversed, each read forwards: rows from the last down, each row's halves in order.
+    const Walk rows = walk(view_of("[::-1]", shape), small_sizes(16 << 10, 1 << 10), 1000);
+    REQUIRE(rows.reads_ahead);
+    CHECK(bytes_of(rows.asked) == 128 << 10);
+    const Ranges halves = {{120 << 10, 124 << 10}, {124 << 10, 128 << 10}, {112 << 10, 116 << 10}};
+    REQUIRE(rows.asked.size() == 32);
+    CHECK(Ranges(rows.asked.begin(), rows.asked.begin() + 3) == halves);
+}
+
+TEST_CASE("input paging: a walk that skips rows asks for the rows it reads, never the ones between") {
+    const std::vector<std::int64_t> shape = {32, 16, 64};  // rows of 4 KiB
+    const Walk got = walk(view_of("[::4]", shape), small_sizes(16 << 10, 1 << 10), 100);
+    REQUIRE(got.reads_ahead);
+    CHECK(got.block_elements == 16 * 64);
+    CHECK(bytes_of(got.asked) == 8 * 4096);
+    for (const auto& [begin, end] : got.asked) {
+        CAPTURE(begin);
+        const std::int64_t row = begin / 4096;
+        CHECK(row % 4 == 0);
+        CHECK(end <= (row + 1) * 4096);
+    }
+}
+
+TEST_CASE("input paging: how far ahead the asks reach") {
+    const std::vector<std::int64_t> shape = {64, 1024};  // 256 KiB
+    const View view = view_of("[::-1]", shape);
+    std::int64_t lowest_asked = 256 << 10;
+    const InputPages pages{{}, [&](std::int64_t begin, std::int64_t end) {
+                               CHECK(end <= lowest_asked);
+                               lowest_asked = begin;
+                           }};
+    InputPaging paging(view, pages, small_sizes(32 << 10, 1 << 10));
+    // At once: the first 32 KiB the copy reads, the end of the input.
+    CHECK(lowest_asked == (256 - 32) << 10);
+    for (std::int64_t element = 1024; element < view.element_count(); element += 1024) {
+        paging.before(element);
+        const std::int64_t copy_at = (256 << 10) - element * 4;
+        CHECK(copy_at - lowest_asked >= std::min<std::int64_t>(32 << 10, copy_at));
+        CHECK(copy_at - lowest_asked <= (32 + 8) << 10);
+    }
+    CHECK(lowest_asked == 0);
+}
+
+TEST_CASE("input paging: nothing asked for where the copy reads few pages of each block, or scattered") {
+    // [:, ::3] reads one row of 8 KiB in three: blocks of one row, smaller than the smallest.
+    const std::vector<std::int64_t> shape = {8, 30, 2048};
+    const Walk sparse = walk(view_of("[:, ::3]", shape), small_sizes(64 << 10, 16 << 10), 500);
+    CHECK_FALSE(sparse.reads_ahead);
+    CHECK(sparse.asked.empty());
+    CHECK_FALSE(sparse.released.empty());
+    // With a smaller smallest block, each row read is its own block.
+    const Walk rows = walk(view_of("[:, ::3]", shape), small_sizes(64 << 10, 4 << 10), 500);
+    CHECK(rows.reads_ahead);
+    CHECK(rows.block_elements == 2048);
+    CHECK(bytes_of(rows.asked) == 8 * 10 * 2048 * 4);
+    // One element in each page still reads every page: one block, the whole input.
+    const Walk columns = walk(view_of("[..., 5]", {64, 1024}), small_sizes(64 << 10, 4 << 10), 8);
+    CHECK(columns.reads_ahead);
+    CHECK(columns.block_elements == 64);
+
+    View gather = View::contiguous({2, 1 << 20}, 4);
+    gather.table = std::make_shared<const std::vector<std::int64_t>>(std::vector<std::int64_t>{4 << 20, 0});
+    gather.byte_strides = {0, 4};
+    gather.table_strides = {1, 0};
+    const Walk scattered = walk(gather, small_sizes(64 << 10, 4 << 10), 1000);
+    CHECK_FALSE(scattered.reads_ahead);
+    CHECK(scattered.asked.empty());
+    CHECK(scattered.released.empty());
+
+    InputPaging without(view_of("[::-1]", {64, 1024}), InputPages{}, small_sizes(64 << 10, 4 << 10));
+    CHECK_FALSE(without.reads_ahead());
+    CHECK_FALSE(without.releases());
+}

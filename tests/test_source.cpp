@@ -129,3 +129,52 @@ TEST_CASE("a spool holds what was appended; an empty one maps to nothing") {
     Spool empty("nothing");
     CHECK(empty.map().size() == 0);
 }
+
+TEST_CASE("an array's bytes read without mapping them: from a file, a spool, or memory") {
+    const std::string npy = npy_counting(100000);  // 400 KB of data
+    const fs::path path = fs::temp_directory_path() / "tslice-source-test-read.npy";
+    std::ofstream(path, std::ios::binary) << npy;
+    const auto check_reads = [&](const InputBytes& input) {
+        const auto arrays = list_arrays(input.data(), input.size());
+        REQUIRE(arrays.size() == 1);
+        const ArrayData data = ArrayData::open(input, arrays[0], "the array");
+        const InputPages pages = data.pages();
+        REQUIRE(pages.read);
+        REQUIRE(pages.read_cached);
+        std::vector<std::byte> got(5000);
+        pages.read(123456, 5000, got.data());
+        CHECK(std::memcmp(got.data(), data.data() + 123456, 5000) == 0);
+        // The file was just written (or spooled): its pages are in the page cache.
+        std::fill(got.begin(), got.end(), std::byte{0});
+        CHECK(pages.read_cached(1000, 5000, got.data()) == 5000);
+        CHECK(std::memcmp(got.data(), data.data() + 1000, 5000) == 0);
+        pages.read_ahead(0, 400000);  // advice: nothing to see but no failure
+    };
+    check_reads(InputBytes::open(path.string()));
+    {
+        const int saved = ::dup(0);
+        const int file = ::open(path.c_str(), O_RDONLY);
+        REQUIRE(::dup2(file, 0) == 0);
+        ::close(file);
+        check_reads(InputBytes::open("-"));  // standard input redirected from the file
+        ::dup2(saved, 0);
+        ::close(saved);
+    }
+    with_stdin_pipe(npy, [&] { check_reads(InputBytes::open("-")); });  // spooled
+
+    // A file cut short under the read is the input's fault, said so.
+    const InputBytes input = InputBytes::open(path.string());
+    const auto arrays = list_arrays(input.data(), input.size());
+    const ArrayData data = ArrayData::open(input, arrays[0], "the array");
+    fs::resize_file(path, 1000);
+    std::vector<std::byte> got(5000);
+    CHECK(data.pages().read_cached(200000, 5000, got.data()) == 0);
+    try {
+        data.pages().read(200000, 5000, got.data());
+        FAIL("a read past the new end succeeded");
+    } catch (const Error& error) {
+        CHECK(error.kind() == ErrorKind::Input);
+        CHECK(std::string(error.what()).find("truncated while tslice read it") != std::string::npos);
+    }
+    fs::remove(path);
+}

@@ -29,9 +29,24 @@ struct TrailingBlock {
 }  // namespace
 
 InputPaging::InputPaging(const View& view, const InputPages& pages, const WriteSizes& sizes)
-    : view_(view), whole_(view.span_from(0)), unread_(whole_), total_(view.element_count()) {
-    if (view.has_table()) return;
+    : view_(view), total_(view.element_count()) {
     release_ = pages.release;
+    if (view.has_table()) {
+        affine_ = view;
+        affine_.table = nullptr;
+        affine_.table_strides.clear();
+        if (release_) {
+            // Every entry, not only those the view reaches: a bound, found once.
+            for (const std::int64_t entry : *view.table) {
+                if (entry == View::kZeroElement) continue;
+                table_low_ = table_reads_ ? std::min(table_low_, entry) : entry;
+                table_high_ = table_reads_ ? std::max(table_high_, entry) : entry;
+                table_reads_ = true;
+            }
+        }
+    }
+    whole_ = unread_ = span_from(0);
+    if (view.has_table()) return;
     if (!pages.read_ahead || total_ == 0 || sizes.read_ahead_bytes <= 0) return;
 
     // The largest block of trailing axes the copy reads at least half the pages of: inside
@@ -60,9 +75,16 @@ InputPaging::InputPaging(const View& view, const InputPages& pages, const WriteS
     read_ahead_from(0);
 }
 
+View::Span InputPaging::span_from(std::int64_t element) const {
+    if (!view_.has_table()) return view_.span_from(element);
+    if (!table_reads_ || element >= total_) return {};
+    const View::Span affine = affine_.span_from(element);
+    return {affine.begin + table_low_, affine.end + table_high_};
+}
+
 void InputPaging::before(std::int64_t element) {
     if (release_) {
-        const View::Span still = view_.span_from(element);
+        const View::Span still = span_from(element);
         release_(std::max(whole_.begin, unread_.begin - kRefaultBytes), still.begin);
         release_(still.end, std::min(whole_.end, unread_.end + kRefaultBytes));
         unread_ = still;

@@ -20,8 +20,10 @@ public:
     // fault on one maps the whole folio back in, the part released before included.
     static constexpr std::int64_t kRefaultBytes = std::int64_t{2} << 20;
 
-    // Nothing is released or read ahead for a view with a gather table (its reads are
-    // scattered), or without the matching callback in `pages`. `sizes` says how far ahead.
+    // Nothing is released or read ahead without the matching callback in `pages`; a view
+    // with a gather table is not read ahead (its reads are scattered), and is released only
+    // where its walk leaves the rows of the input behind (a gather of columns, say).
+    // `sizes` says how far ahead.
     InputPaging(const View& view, const InputPages& pages, const WriteSizes& sizes);
 
     bool releases() const { return static_cast<bool>(release_); }
@@ -38,8 +40,14 @@ public:
 
 private:
     void read_ahead_from(std::int64_t element);
+    // The bytes elements [element, end) may still read (View::span_from, widened by the
+    // table's entries for a gather).
+    View::Span span_from(std::int64_t element) const;
 
     const View& view_;
+    View affine_;  // a gather's view without its table
+    std::int64_t table_low_ = 0, table_high_ = 0;
+    bool table_reads_ = false;  // whether any table entry reads (is not kZeroElement)
     InputPages::Callback release_, read_ahead_;
     View::Span whole_, unread_;
     std::int64_t total_ = 0;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,6 +34,9 @@ constexpr std::size_t kStep = std::size_t{1} << 20;
 constexpr std::size_t kSniffBytes = 12;
 
 
+
+// A descriptor of the same open file for a Mapping to keep, above the standard ones.
+int duplicate(int fd) { return ::fcntl(fd, F_DUPFD_CLOEXEC, 3); }
 
 std::string temporary_directory() {
     const char* dir = std::getenv("TMPDIR");
@@ -143,13 +147,16 @@ bool spool_stream(Spool& spool, int fd, const std::string& what, bool headers_on
 Mapping& Mapping::operator=(Mapping&& other) noexcept {
     if (this == &other) return *this;
     if (map_) ::munmap(map_, size_);
+    if (file_ >= 0) ::close(file_);
     map_ = std::exchange(other.map_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    file_ = std::exchange(other.file_, -1);
     return *this;
 }
 
 Mapping::~Mapping() {
     if (map_) ::munmap(map_, size_);
+    if (file_ >= 0) ::close(file_);
 }
 
 const std::byte* Mapping::data() const {
@@ -180,6 +187,42 @@ void Mapping::read_ahead(const std::byte* begin, const std::byte* end) const {
     // Advice only: a file system that cannot read ahead leaves the reads to the faults.
     if (pages_of(begin, end))
         ::madvise(const_cast<std::byte*>(begin), static_cast<std::size_t>(end - begin), MADV_WILLNEED);
+}
+
+void Mapping::read(const std::byte* at, std::size_t bytes, std::byte* dst, const std::string& what) const {
+    if (file_ < 0) {
+        std::memcpy(dst, at, bytes);
+        return;
+    }
+    auto offset = static_cast<off_t>(at - data());
+    while (bytes > 0) {
+        const ssize_t got = ::pread(file_, dst, bytes, offset);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) fail("cannot read " + what + ": " + std::strerror(errno));
+        if (got == 0) fail("cannot read " + what + ": the file was truncated while tslice read it");
+        dst += got;
+        bytes -= static_cast<std::size_t>(got);
+        offset += got;
+    }
+}
+
+std::size_t Mapping::read_cached(const std::byte* at, std::size_t bytes, std::byte* dst) const {
+    if (file_ < 0) {
+        std::memcpy(dst, at, bytes);
+        return bytes;
+    }
+    std::size_t done = 0;
+    while (done < bytes) {
+        iovec part{dst + done, bytes - done};
+        const ssize_t got = ::preadv2(file_, &part, 1, static_cast<off_t>(at - data()) + static_cast<off_t>(done),
+                                      RWF_NOWAIT);
+        if (got < 0 && errno == EINTR) continue;
+        // EAGAIN: a page is not cached; anything else (a kernel without RWF_NOWAIT for this
+        // file system, an error) is left to the waiting read, which reports errors.
+        if (got <= 0) break;
+        done += static_cast<std::size_t>(got);
+    }
+    return done;
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -223,7 +266,7 @@ Mapping Spool::map() {
     if (size_ == 0) return {};
     void* map = ::mmap(nullptr, static_cast<std::size_t>(size_), PROT_READ, MAP_PRIVATE, fd_, 0);
     if (map == MAP_FAILED) fail("cannot map the temporary file holding " + what_ + ": " + std::strerror(errno), file_);
-    return Mapping(map, static_cast<std::size_t>(size_));
+    return Mapping(map, static_cast<std::size_t>(size_), duplicate(fd_));
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -253,7 +296,7 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
         if (size > static_cast<std::size_t>(position)) {
             void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
             if (map != MAP_FAILED) {
-                input.mapping_ = Mapping(map, size);
+                input.mapping_ = Mapping(map, size, duplicate(fd));
                 input.skip_ = static_cast<std::size_t>(position);
             } else if (errno == ENOMEM) {
                 fail("cannot map " + name + ": " + std::strerror(errno), name);
@@ -278,6 +321,7 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
 
 ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, const std::string& what) {
     ArrayData out;
+    out.what_ = what;
     out.shape_ = array.shape;
     out.itemsize_ = array.type.itemsize();
     out.fortran_order_ = array.fortran_order;
@@ -328,10 +372,30 @@ void ArrayData::read_ahead(std::int64_t begin, std::int64_t end) const {
     mapping.read_ahead(data_ + begin, data_ + end);
 }
 
+void ArrayData::read(std::int64_t begin, std::int64_t bytes, std::byte* dst) const {
+    if (!in_memory_.empty()) {
+        std::memcpy(dst, data_ + begin, static_cast<std::size_t>(bytes));
+        return;
+    }
+    const Mapping& mapping = mapping_ ? *mapping_ : inflated_;
+    mapping.read(data_ + begin, static_cast<std::size_t>(bytes), dst, what_);
+}
+
+std::int64_t ArrayData::read_cached(std::int64_t begin, std::int64_t bytes, std::byte* dst) const {
+    if (!in_memory_.empty()) {
+        std::memcpy(dst, data_ + begin, static_cast<std::size_t>(bytes));
+        return bytes;
+    }
+    const Mapping& mapping = mapping_ ? *mapping_ : inflated_;
+    return static_cast<std::int64_t>(mapping.read_cached(data_ + begin, static_cast<std::size_t>(bytes), dst));
+}
+
 InputPages ArrayData::pages() const {
     if (!in_memory_.empty()) return {};
     return {[this](std::int64_t begin, std::int64_t end) { release(begin, end); },
-            [this](std::int64_t begin, std::int64_t end) { read_ahead(begin, end); }};
+            [this](std::int64_t begin, std::int64_t end) { read_ahead(begin, end); },
+            [this](std::int64_t begin, std::int64_t bytes, std::byte* dst) { read(begin, bytes, dst); },
+            [this](std::int64_t begin, std::int64_t bytes, std::byte* dst) { return read_cached(begin, bytes, dst); }};
 }
 
 }  // namespace tslice

@@ -24,6 +24,7 @@
 #include "dtype.hpp"
 #include "input_paging.hpp"
 #include "output_file.hpp"
+#include "row_reads.hpp"
 #include "write_sizes.hpp"
 #include "tslice/container.hpp"
 #include "tslice/copy.hpp"
@@ -274,6 +275,8 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     std::vector<std::byte> whole;
     InputPaging input(view, pages, sizes);
     const bool contiguous = !packs && view.is_c_contiguous();
+    const std::int64_t row_bytes = packs || !pages.read ? 0 : gathered_row_bytes(view);
+    const bool reads_rows = row_bytes > 0 && row_bytes >= sizes.read_row_bytes;
     WorkerPool pool(view.element_count() * itemsize >= sizes.threaded_bytes ? options.threads : 1);
     const double bytes_read_per_element =
         input.releases() && view.element_count() > 0
@@ -294,6 +297,9 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
                         // one before it is written.
                         input.before(previous_first);
                         previous_first = first;
+                    } else if (reads_rows) {
+                        read_gathered_rows(pool, view, pages, scratch, first, count);
+                        input.before(first + count);
                     } else {
                         // Pieces of at most release_bytes read; a packed one, of chunk_bytes copied.
                         const double bytes_per_piece =

@@ -20,11 +20,13 @@
 
 namespace tslice {
 
-// A read-only mapping that can give back pages it will not read again.
+// A read-only mapping of a file (from its start) that can give back pages it will not read
+// again, ask for those it reads next, and read bytes without mapping them.
 class Mapping {
 public:
     Mapping() = default;
-    Mapping(void* map, std::size_t size) : map_(map), size_(size) {}
+    // Takes `file` (the descriptor mapped, or -1), which it closes.
+    Mapping(void* map, std::size_t size, int file) : map_(map), size_(size), file_(file) {}
     Mapping(Mapping&& other) noexcept { *this = std::move(other); }
     Mapping& operator=(Mapping&& other) noexcept;
     ~Mapping();
@@ -37,6 +39,13 @@ public:
     // The pages wholly or partly inside [begin, end) are read from the file ahead of their
     // first use (MADV_WILLNEED): the reads start, and the call does not wait for them.
     void read_ahead(const std::byte* begin, const std::byte* end) const;
+    // Copies `bytes` bytes from `at` (inside the mapping) to `dst` by reading the file
+    // (pread), so that the pages do not become this process's memory: scattered reads (a
+    // gather's rows) that would otherwise leave the file mapped. `what` names it in errors.
+    void read(const std::byte* at, std::size_t bytes, std::byte* dst, const std::string& what) const;
+    // As read, but only what the page cache holds, never waiting for the device (preadv2 with
+    // RWF_NOWAIT): the bytes read, from the first on.
+    std::size_t read_cached(const std::byte* at, std::size_t bytes, std::byte* dst) const;
 
 private:
     // The whole pages [begin, end) reaches into, within the mapping: false if none.
@@ -44,6 +53,7 @@ private:
 
     void* map_ = nullptr;
     std::size_t size_ = 0;
+    int file_ = -1;
 };
 
 // An unlinked temporary file in TMPDIR (O_TMPFILE where the file system has it, else mkstemp
@@ -104,7 +114,9 @@ public:
     // inflated into memory).
     void release(std::int64_t begin, std::int64_t end) const;
     void read_ahead(std::int64_t begin, std::int64_t end) const;
-    // Both, for the write stage; valid while this ArrayData lives.
+    void read(std::int64_t begin, std::int64_t bytes, std::byte* dst) const;
+    std::int64_t read_cached(std::int64_t begin, std::int64_t bytes, std::byte* dst) const;
+    // All of them, for the write stage; valid while this ArrayData lives.
     InputPages pages() const;
 
 private:
@@ -112,6 +124,7 @@ private:
     Mapping inflated_;                 // a large deflated member, spooled
     std::vector<std::byte> in_memory_;  // a small one
     const std::byte* data_ = nullptr;
+    std::string what_;
     std::vector<std::int64_t> shape_;
     std::size_t itemsize_ = 0;
     bool fortran_order_ = false;

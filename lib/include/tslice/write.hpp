@@ -82,6 +82,12 @@ struct InputPages {
     Callback release;
     // The copy reads these bytes next: their pages may be read from the file ahead of it.
     Callback read_ahead;
+    // Copies `bytes` bytes from offset `begin` to `dst` without mapping them (pread): for
+    // scattered reads, a gather's rows, which would otherwise leave the file mapped.
+    std::function<void(std::int64_t begin, std::int64_t bytes, std::byte* dst)> read;
+    // As `read`, from what the page cache holds only, never waiting for the device: returns
+    // the bytes read, fewer where a page is not there.
+    std::function<std::int64_t(std::int64_t begin, std::int64_t bytes, std::byte* dst)> read_cached;
 };
 
 // Writes the elements `view` selects from `data`, framed. With `pages`, the input pages the

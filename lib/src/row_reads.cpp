@@ -1,0 +1,111 @@
+// A gather's rows read where they lie (see row_reads.hpp).
+#include "row_reads.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "tslice/copy.hpp"
+#include "tslice/error.hpp"
+
+namespace tslice {
+
+std::int64_t gathered_row_bytes(const View& view) {
+    if (!view.has_table() || view.element_count() == 0) return 0;
+    const View layout = normalise(view);
+    const std::size_t rank = layout.rank();
+    if (rank == 0 || layout.table_strides[rank - 1] != 0) return 0;
+    const auto itemsize = static_cast<std::int64_t>(layout.itemsize);
+    if (layout.shape[rank - 1] > 1 && layout.byte_strides[rank - 1] != itemsize) return 0;
+    return layout.shape[rank - 1] * itemsize;
+}
+
+void list_row_reads(const View& view, std::int64_t first, std::int64_t count, std::vector<RowRead>& out) {
+    if (count <= 0) return;
+    const View layout = normalise(view);
+    const std::int64_t row_bytes = gathered_row_bytes(layout);
+    if (row_bytes == 0) throw Error(ErrorKind::Internal, "list_row_reads: the view is not a gather of whole rows");
+    const std::size_t outer_axes = layout.rank() - 1;
+    const auto itemsize = static_cast<std::int64_t>(layout.itemsize);
+    const std::int64_t row_length = row_bytes / itemsize;
+    const std::int64_t* table = layout.table->data() + layout.table_offset;
+    for (std::int64_t element = first, end = first + count; element < end;) {
+        // The row's outer index, from the innermost outer axis out: its offset and table entry.
+        std::int64_t row = element / row_length, offset = 0, position = 0;
+        for (std::size_t axis = outer_axes; axis-- > 0;) {
+            const std::int64_t index = row % layout.shape[axis];
+            row /= layout.shape[axis];
+            offset += index * layout.byte_strides[axis];
+            position += index * layout.table_strides[axis];
+        }
+        const std::int64_t within = element % row_length;
+        const std::int64_t length = std::min(row_length - within, end - element);
+        const std::int64_t entry = table[position];
+        out.push_back({entry == View::kZeroElement ? View::kZeroElement
+                                                   : layout.byte_offset + offset + entry + within * itemsize,
+                       (element - first) * itemsize, length * itemsize});
+        element += length;
+    }
+}
+
+void read_gathered_rows(WorkerPool& pool, const View& view, const InputPages& pages, std::byte* dst,
+                        std::int64_t first, std::int64_t count) {
+    std::vector<RowRead> reads;
+    list_row_reads(view, first, count, reads);
+    std::sort(reads.begin(), reads.end(), [](const RowRead& a, const RowRead& b) { return a.input < b.input; });
+    // Zeros first (their offset sorts lowest), then spans of rows close together.
+    std::size_t zeros = 0;
+    for (; zeros < reads.size() && reads[zeros].input == View::kZeroElement; ++zeros)
+        std::memset(dst + reads[zeros].output, 0, static_cast<std::size_t>(reads[zeros].bytes));
+    // Rows close together are read as one span: reads[first, end), input bytes [begin, end_byte).
+    struct Span {
+        std::size_t first, end;
+        std::int64_t begin, end_byte;
+    };
+    std::vector<Span> spans;
+    for (std::size_t k = zeros; k < reads.size(); ++k) {
+        const RowRead& row = reads[k];
+        if (!spans.empty()) {
+            Span& span = spans.back();
+            const std::int64_t reach = std::max(span.end_byte, row.input + row.bytes);
+            if (row.input - span.end_byte <= kRowReadGapBytes && reach - span.begin <= kRowReadSpanBytes) {
+                span.end = k + 1;
+                span.end_byte = reach;
+                continue;
+            }
+        }
+        spans.push_back({k, k + 1, row.input, row.input + row.bytes});
+    }
+    const auto parts = static_cast<unsigned>(std::min<std::size_t>(pool.size(), spans.size()));
+    if (parts == 0) return;
+    pool.run(parts, [&](unsigned part) {
+        std::vector<std::byte> buffer;
+        // Reads a span; without `wait`, only from the page cache, false if it lacks a page.
+        const auto read_span = [&](const Span& span, bool wait) {
+            const std::int64_t bytes = span.end_byte - span.begin;
+            const bool one_row = span.end - span.first == 1;
+            if (!one_row) buffer.resize(static_cast<std::size_t>(bytes));
+            std::byte* into = one_row ? dst + reads[span.first].output : buffer.data();
+            if (wait) {
+                pages.read(span.begin, bytes, into);
+            } else if (!pages.read_cached || pages.read_cached(span.begin, bytes, into) < bytes) {
+                return false;
+            }
+            if (!one_row)
+                for (std::size_t k = span.first; k < span.end; ++k)
+                    std::memcpy(dst + reads[k].output, buffer.data() + (reads[k].input - span.begin),
+                                static_cast<std::size_t>(reads[k].bytes));
+            return true;
+        };
+        std::vector<Span> missing;
+        for (std::size_t s = spans.size() * part / parts; s < spans.size() * (part + 1) / parts; ++s)
+            if (!read_span(spans[s], false)) missing.push_back(spans[s]);
+        // What the page cache lacks is asked for all at once, so that the device reads it
+        // together (one read at a time, each waited for, left a cold gather of random rows at
+        // a quarter of the device's speed), then read in order.
+        if (pages.read_ahead)
+            for (const Span& span : missing) pages.read_ahead(span.begin, span.end_byte);
+        for (const Span& span : missing) read_span(span, true);
+    });
+}
+
+}  // namespace tslice

@@ -1,0 +1,41 @@
+// A gather's rows read from the input file where they lie (pread), not through its mapping.
+//
+// Why: a gather of scattered rows faults the mapping once for each, and every fault maps the
+// 64 KiB around it, so a gather of 10% of a file's rows leaves nearly all of it resident
+// (a 1 GiB input peaked at 984 MiB). Read with pread, the pages stay in the page cache and
+// never become this process's memory, and reads sorted by offset let a cold device stream.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tslice/parallel.hpp"
+#include "tslice/view.hpp"
+#include "tslice/write.hpp"
+
+namespace tslice {
+
+// The bytes of one row of a gather whose rows are contiguous blocks of the input (a gather
+// along any axis but the innermost), or 0 for any other view.
+std::int64_t gathered_row_bytes(const View& view);
+
+// The reads that make elements [first, first + count) of such a gather: `bytes` bytes from
+// input offset `input` (View::kZeroElement: zeros) to output offset `output` (from the
+// first element), in output order. Appended to `out`.
+struct RowRead {
+    std::int64_t input = 0, output = 0, bytes = 0;
+};
+void list_row_reads(const View& view, std::int64_t first, std::int64_t count, std::vector<RowRead>& out);
+
+// Rows closer together than this are read as one span (into a buffer, then copied apart):
+// a read costs about as much as copying this many bytes.
+constexpr std::int64_t kRowReadGapBytes = 8 << 10;
+// The most one such span reads.
+constexpr std::int64_t kRowReadSpanBytes = 256 << 10;
+
+// Fills `dst` with elements [first, first + count) of such a gather through `read`, in the
+// order of the rows' input offsets, split over `pool`.
+void read_gathered_rows(WorkerPool& pool, const View& view, const InputPages& pages, std::byte* dst,
+                        std::int64_t first, std::int64_t count);
+
+}  // namespace tslice

@@ -1,0 +1,145 @@
+// A gather's rows read where they lie: the reads a range of elements needs, and a copy made
+// of them equal to copy_view's, read in the order of the input.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <vector>
+
+#include "library_internals.hpp"
+#include "tslice/copy.hpp"
+#include "tslice/gather.hpp"
+#include "tslice/view.hpp"
+
+using namespace tslice;
+
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+
+View gather(const Shape& shape, std::int64_t axis, const std::vector<std::int64_t>& indices, std::size_t itemsize = 4) {
+    GatherSpec spec;
+    spec.indices = IntArray{{static_cast<std::int64_t>(indices.size())}, indices};
+    spec.axis = axis;
+    return apply_gather(plan_gather(spec, shape, "op"), View::contiguous(shape, itemsize));
+}
+
+std::vector<std::byte> input_bytes(std::size_t size) {
+    std::vector<std::byte> bytes(size);
+    for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<std::byte>(i * 7 + i / 251);
+    return bytes;
+}
+
+std::vector<std::int64_t> random_indices(std::int64_t count, std::int64_t below, unsigned seed) {
+    std::mt19937 random(seed);
+    std::vector<std::int64_t> indices(static_cast<std::size_t>(count));
+    for (auto& index : indices) index = std::uniform_int_distribution<std::int64_t>(0, below - 1)(random);
+    return indices;
+}
+
+}  // namespace
+
+TEST_CASE("row reads: which gathers read whole rows") {
+    CHECK(gathered_row_bytes(gather({50, 8, 3}, 0, {4, 1})) == 8 * 3 * 4);
+    CHECK(gathered_row_bytes(gather({50, 8, 3}, 1, {4, 1})) == 3 * 4);
+    CHECK(gathered_row_bytes(gather({50, 8, 3}, 2, {2, 1})) == 0);  // along the innermost axis
+    CHECK(gathered_row_bytes(View::contiguous({50, 8}, 4)) == 0);  // no table
+}
+
+TEST_CASE("row reads: the reads of any range of elements make copy_view's bytes") {
+    const std::vector<std::byte> input = input_bytes(50 * 8 * 3 * 4);
+    for (const View& view : {gather({50, 8, 3}, 0, random_indices(40, 50, 1)),
+                             gather({50, 8, 3}, 1, random_indices(5, 8, 2))}) {
+        const std::int64_t total = view.element_count();
+        std::vector<std::byte> want(static_cast<std::size_t>(total) * 4);
+        copy_view(input.data(), view, want.data(), 0, total);
+        for (const auto [first, count] : {std::pair<std::int64_t, std::int64_t>{0, total}, {5, 1}, {7, 50}, {23, 24}}) {
+            CAPTURE(first);
+            CAPTURE(count);
+            std::vector<RowRead> reads;
+            list_row_reads(view, first, count, reads);
+            std::vector<std::byte> got(static_cast<std::size_t>(count) * 4);
+            std::int64_t covered = 0;
+            for (const RowRead& read : reads) {
+                std::memcpy(got.data() + read.output, input.data() + read.input, static_cast<std::size_t>(read.bytes));
+                CHECK(read.output == covered);  // in output order, each byte once
+                covered += read.bytes;
+            }
+            CHECK(covered == count * 4);
+            CHECK(std::equal(got.begin(), got.end(), want.begin() + first * 4));
+        }
+    }
+}
+
+TEST_CASE("row reads: rows read in input order, close ones together, zeros where the table says") {
+    const Shape shape = {4000, 64};  // rows of 256 bytes
+    const std::vector<std::byte> input = input_bytes(4000 * 64 * 4);
+    View view = gather(shape, 0, random_indices(3000, 4000, 3));
+    auto table = std::make_shared<std::vector<std::int64_t>>(*view.table);
+    (*table)[17] = View::kZeroElement;
+    view.table = table;
+    const std::int64_t total = view.element_count();
+    std::vector<std::byte> want(static_cast<std::size_t>(total) * 4);
+    copy_view(input.data(), view, want.data(), 0, total);
+
+    for (const unsigned threads : {1u, 3u}) {
+        CAPTURE(threads);
+        std::mutex mutex;
+        std::vector<std::pair<std::int64_t, std::int64_t>> calls;
+        InputPages pages;
+        pages.read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+            std::memcpy(dst, input.data() + begin, static_cast<std::size_t>(bytes));
+            const std::lock_guard<std::mutex> lock(mutex);
+            calls.emplace_back(begin, bytes);
+        };
+        WorkerPool pool(threads);
+        std::vector<std::byte> got(want.size(), std::byte{0x55});
+        read_gathered_rows(pool, view, pages, got.data(), 0, total);
+        CHECK(got == want);
+        // 3000 rows of 4000, about one in four apart: spans of many rows, fewer reads than rows.
+        CHECK(calls.size() < 3000 / 4);
+        for (const auto& [begin, bytes] : calls) CHECK(bytes <= kRowReadSpanBytes);
+        if (threads == 1) {
+            CHECK(std::is_sorted(calls.begin(), calls.end()));
+            for (std::size_t k = 1; k < calls.size(); ++k)
+                CHECK(calls[k].first >= calls[k - 1].first + calls[k - 1].second);
+        }
+    }
+}
+
+TEST_CASE("row reads: what the page cache lacks is asked for at once, then read") {
+    const Shape shape = {4000, 64};
+    const std::vector<std::byte> input = input_bytes(4000 * 64 * 4);
+    const View view = gather(shape, 0, random_indices(500, 4000, 4));
+    const std::int64_t total = view.element_count();
+    std::vector<std::byte> want(static_cast<std::size_t>(total) * 4);
+    copy_view(input.data(), view, want.data(), 0, total);
+
+    // Bytes below 400,000 are "cached"; a read from the cache stops where they end.
+    const std::int64_t cached_below = 400000;
+    std::vector<std::pair<std::int64_t, std::int64_t>> asked, waited;
+    InputPages pages;
+    pages.read_cached = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+        const std::int64_t got = std::clamp<std::int64_t>(cached_below - begin, 0, bytes);
+        std::memcpy(dst, input.data() + begin, static_cast<std::size_t>(got));
+        return got;
+    };
+    pages.read_ahead = [&](std::int64_t begin, std::int64_t end) {
+        CHECK(waited.empty());  // every request before the first waiting read
+        asked.emplace_back(begin, end);
+    };
+    pages.read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+        CHECK(begin + bytes > cached_below);
+        std::memcpy(dst, input.data() + begin, static_cast<std::size_t>(bytes));
+        waited.emplace_back(begin, begin + bytes);
+    };
+    WorkerPool pool(1);
+    std::vector<std::byte> got(want.size());
+    read_gathered_rows(pool, view, pages, got.data(), 0, total);
+    CHECK(got == want);
+    CHECK_FALSE(waited.empty());
+    CHECK(asked == waited);
+}

@@ -25,6 +25,7 @@ WriteSizes small_sizes(double read_ahead_bytes, std::int64_t smallest_block) {
     WriteSizes sizes;
     sizes.read_ahead_bytes = read_ahead_bytes;
     sizes.read_ahead_block_bytes = smallest_block;
+    sizes.read_ahead_thread = false;  // the asks in order, on this thread, as they are made
     return sizes;
 }
 

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "tslice/parallel.hpp"
+
 namespace tslice {
 
 namespace {
@@ -72,7 +74,47 @@ InputPaging::InputPaging(const View& view, const InputPages& pages, const WriteS
     // Asked for a quarter of the distance at a time: the device always has the next stretch
     // queued, and the calls stay few.
     step_elements_ = std::max<std::int64_t>(1, ahead_elements_ / 4);
+    use_thread_ = sizes.read_ahead_thread;
     read_ahead_from(0);
+}
+
+InputPaging::~InputPaging() {
+    if (!asker_) return;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;  // requests still queued are advice no one needs any more
+    }
+    wake_.notify_one();
+    asker_->join();
+}
+
+void InputPaging::ask(View::Span span) {
+    if (use_thread_ && !asker_) {
+        asker_ = try_start_thread([this] { asking(); });
+        use_thread_ = asker_.has_value();
+    }
+    if (!use_thread_) {
+        read_ahead_(span.begin, span.end);
+        return;
+    }
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        requests_.push_back(span);
+    }
+    wake_.notify_one();
+}
+
+void InputPaging::asking() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        wake_.wait(lock, [this] { return stopping_ || !requests_.empty(); });
+        if (stopping_) return;
+        const View::Span span = requests_.front();
+        requests_.pop_front();
+        lock.unlock();
+        read_ahead_(span.begin, span.end);
+        lock.lock();
+    }
 }
 
 View::Span InputPaging::span_from(std::int64_t element) const {
@@ -98,8 +140,7 @@ void InputPaging::read_ahead_from(std::int64_t element) {
     while (asked_ < horizon) {
         const std::int64_t block_end = (asked_ / block_elements_ + 1) * block_elements_;
         const std::int64_t end = std::min({asked_ + step_elements_, block_end, total_});
-        const View::Span span = view_.span_of(asked_, end);
-        read_ahead_(span.begin, span.end);
+        ask(view_.span_of(asked_, end));
         asked_ = end;
     }
 }

@@ -5,7 +5,12 @@
 // order the copy walks it in.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "write_sizes.hpp"
 #include "tslice/view.hpp"
@@ -25,6 +30,9 @@ public:
     // where its walk leaves the rows of the input behind (a gather of columns, say).
     // `sizes` says how far ahead.
     InputPaging(const View& view, const InputPages& pages, const WriteSizes& sizes);
+    ~InputPaging();
+    InputPaging(const InputPaging&) = delete;
+    InputPaging& operator=(const InputPaging&) = delete;
 
     bool releases() const { return static_cast<bool>(release_); }
     bool reads_ahead() const { return static_cast<bool>(read_ahead_); }
@@ -40,6 +48,9 @@ public:
 
 private:
     void read_ahead_from(std::int64_t element);
+    // Hands a request to the asking thread (started at the first), or makes it here.
+    void ask(View::Span span);
+    void asking();
     // The bytes elements [element, end) may still read (View::span_from, widened by the
     // table's entries for a gather).
     View::Span span_from(std::int64_t element) const;
@@ -54,6 +65,17 @@ private:
     std::int64_t block_elements_ = 0;  // 0: no read ahead
     std::int64_t ahead_elements_ = 0, step_elements_ = 0;
     std::int64_t asked_ = 0;  // elements before this one were asked for
+
+    // Asking for pages allocates them and queues their reads: work the copy need not wait
+    // for (measured cold, on the copy's thread it cost 20% of [::-1]). A thread of its own
+    // makes the requests, in order; with WriteSizes::read_ahead_thread unset, or where no
+    // thread can start, the copy's thread does.
+    bool use_thread_ = false;
+    std::optional<std::thread> asker_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::deque<View::Span> requests_;
+    bool stopping_ = false;
 };
 
 }  // namespace tslice

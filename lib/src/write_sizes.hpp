@@ -22,6 +22,8 @@ struct WriteSizes {
     // A read ahead covers blocks of whole trailing axes whose pages the copy mostly reads;
     // smaller blocks are left to the kernel's read-around of each fault.
     std::int64_t read_ahead_block_bytes = std::int64_t{1} << 20;
+    // Whether read aheads are asked for by a thread of their own (InputPaging).
+    bool read_ahead_thread = true;
     // A gather whose rows are at least this long reads them from the file (row_reads.hpp)
     // when the input can be read so (InputPages::read), instead of through the mapping.
     std::int64_t read_row_bytes = 512;

@@ -76,10 +76,12 @@ def save(path, array):
     return np.load(path)
 
 
-def big_input(directory, nbytes):
-    """A sparse .npy of `nbytes` uint8 zeros: costs no disk until read."""
+def big_input(directory, nbytes, row=None):
+    """A sparse .npy of `nbytes` uint8 zeros (in rows of `row` bytes, if given): costs no disk
+    until read."""
     path = os.path.join(directory, "big.npy")
-    header = "{'descr': '|u1', 'fortran_order': False, 'shape': (%d,), }" % nbytes
+    shape = f"({nbytes},)" if row is None else f"({nbytes // row}, {row})"
+    header = "{'descr': '|u1', 'fortran_order': False, 'shape': %s, }" % shape
     header = header.encode("latin1")
     header += b" " * ((-(10 + len(header) + 1)) % 64) + b"\n"
     with open(path, "wb") as f:

@@ -45,15 +45,16 @@ Each check runs tslice the way a script would and then looks at the output direc
                       threads: the process dies of the signal, the temporary is gone,
                       no output appears and an existing file is untouched; a SIGHUP that the
                       parent ignores (nohup) stays ignored and the run completes
-  input_truncated     the mapped input is truncated by another program while tslice reads it:
-                      SIGBUS (strided copy) or EFAULT (contiguous result written from the
-                      mapping) becomes exit 1 with a message, no temporary, the existing file
-                      untouched
+  input_truncated     the input is truncated by another program while tslice reads it:
+                      SIGBUS (strided copy), EFAULT (contiguous result written from the
+                      mapping) or a short pread (a gather of long rows) becomes exit 1 with a
+                      message, no temporary, the existing file untouched
 
 The last line printed is `N passed, M failed, K skipped`; the exit status is 1 if anything
 failed, else 77 (ctest's skip) if anything was skipped. Skips say why on their own line.
 """
 
+import json
 import os
 import resource
 import shutil
@@ -241,17 +242,23 @@ def check_signals(tslice, tmp):
 
 
 def check_input_truncated(tslice, tmp):
-    """The mapped input shrinks while it is read: an error, exit 1, never a crash. A strided copy
+    """The input shrinks while it is read: an error, exit 1, never a crash. A strided copy
     reads the mapping itself (SIGBUS); a contiguous result is written straight from the mapping,
-    and then write() fails with EFAULT instead. Both are the input changing, not the output."""
+    and then write() fails with EFAULT instead; a gather of long rows reads them with pread,
+    which then comes up short. All are the input changing, not the output."""
     out = os.path.join(tmp, "out.npy")
     with open(out, "wb") as f:
         f.write(EXISTING)
-    for expr, message in (("::-1", "a mapped input could not be read (SIGBUS)"),
-                          ("1:", "the file was truncated while tslice read it")):
-        src = big_input(tmp, 8 << 30)
+    rows = os.path.join(tmp, "rows.npy")
+    save(rows, np.random.default_rng(7).integers(0, (8 << 30) // 4096, 1 << 20))
+    gather = ["--op", json.dumps({"op": "gather", "indices": rows, "axis": 0})]
+    for args, row, message in ((["::-1"], None, "a mapped input could not be read (SIGBUS)"),
+                               (["1:"], None, "the file was truncated while tslice read it"),
+                               (gather, 4096, "cannot read the array: the file was truncated while tslice read it")):
+        expr = " ".join(args)
+        src = big_input(tmp, 8 << 30, row)
         before = listing(tmp)
-        proc = subprocess.Popen([tslice, src, expr, "-o", out, "-t", "1", "-q"], stdout=subprocess.PIPE,
+        proc = subprocess.Popen([tslice, src] + args + ["-o", out, "-t", "1", "-q"], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         while not temporaries(tmp) and proc.poll() is None and time.monotonic() < deadline:

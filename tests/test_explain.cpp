@@ -83,3 +83,21 @@ TEST_CASE("explain: the plan table") {
           "\"begin_mask\": 4, \"end_mask\": 4, \"new_axis_mask\": 1, \"shrink_axis_mask\": 2, \"ellipsis_mask\": 0}\n"
           "as ONNX slice: none (ONNX Slice neither inserts nor removes axes)\n");
 }
+
+TEST_CASE("explain: a gather of long rows says they are read where they lie") {
+    DType dtype;
+    dtype.type_string = "<f4";
+    dtype.descr = "'<f4'";
+    dtype.itemsize = 4;
+    const auto copy_line = [&](const std::vector<std::int64_t>& shape, const char* text) {
+        const auto expr = parse_index_expr(text);
+        const std::string explained = explain(plan_pipeline(shape, {}, expr), dtype, expr);
+        return explained.substr(explained.find("copy: "));
+    };
+    const std::string pread = "rows are read where they lie (pread";
+    CHECK(copy_line({10, 256}, "[[3, 1, 3]]").find(pread) != std::string::npos);  // rows of 1 KiB
+    CHECK(copy_line({10, 2, 128}, "[[3, 1]]").find(pread) != std::string::npos);   // blocks of 1 KiB
+    CHECK(copy_line({10, 8}, "[[3, 1, 3]]").find(pread) == std::string::npos);     // 32-byte rows
+    CHECK(copy_line({10, 256}, "[:, [3, 1]]").find(pread) == std::string::npos);   // along the rows
+    CHECK(copy_line({10, 256}, "[::-1]").find(pread) == std::string::npos);        // no gather
+}

@@ -1,4 +1,6 @@
 #include "python_text.hpp"
+#include "row_reads.hpp"
+#include "write_sizes.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/explain.hpp"
@@ -235,7 +237,12 @@ std::string copy_description(const Pipeline& pipeline, std::size_t itemsize, boo
         if (view.has_table()) view = View::contiguous(view.shape, view.itemsize);
         view = gather_layout(std::get<GatherPlan>(step.plan), view);
     }
-    return describe_copy(view);
+    std::string text = describe_copy(view);
+    // The write stage's choice for an input read from a file (row_reads.hpp).
+    const std::int64_t row_bytes = gathered_row_bytes(view);
+    if (row_bytes > 0 && row_bytes >= write_sizes().read_row_bytes)
+        text += "; from a file, rows are read where they lie (pread, in the order of their offsets), not mapped";
+    return text;
 }
 
 }  // namespace

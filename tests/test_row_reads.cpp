@@ -143,3 +143,36 @@ TEST_CASE("row reads: what the page cache lacks is asked for at once, then read"
     CHECK_FALSE(waited.empty());
     CHECK(asked == waited);
 }
+
+TEST_CASE("row reads: a cold chunk asks for the next chunk's rows too, a warm one does not") {
+    const Shape shape = {4000, 64};  // rows of 256 bytes
+    const std::vector<std::byte> input = input_bytes(4000 * 64 * 4);
+    const View view = gather(shape, 0, {10, 3000, 20, 1000});
+    for (const bool cold : {true, false}) {
+        CAPTURE(cold);
+        std::vector<std::pair<std::int64_t, std::int64_t>> asked;
+        InputPages pages;
+        pages.read_cached = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) -> std::int64_t {
+            if (cold) return 0;
+            std::memcpy(dst, input.data() + begin, static_cast<std::size_t>(bytes));
+            return bytes;
+        };
+        pages.read_ahead = [&](std::int64_t begin, std::int64_t end) { asked.emplace_back(begin, end); };
+        pages.read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+            std::memcpy(dst, input.data() + begin, static_cast<std::size_t>(bytes));
+        };
+        WorkerPool pool(2);
+        std::vector<std::byte> got(2 * 64 * 4);
+        // The first two rows (10 and 3000), the next two (20 and 1000) asked for ahead.
+        read_gathered_rows(pool, view, pages, got.data(), 0, 2 * 64, 2 * 64);
+        CHECK(std::memcmp(got.data(), input.data() + 10 * 256, 256) == 0);
+        CHECK(std::memcmp(got.data() + 256, input.data() + 3000 * 256, 256) == 0);
+        std::sort(asked.begin(), asked.end());
+        if (cold)
+            CHECK(asked == std::vector<std::pair<std::int64_t, std::int64_t>>{
+                               {10 * 256, 11 * 256}, {20 * 256, 21 * 256}, {1000 * 256, 1001 * 256},
+                               {3000 * 256, 3001 * 256}});
+        else
+            CHECK(asked.empty());
+    }
+}

@@ -2,6 +2,7 @@
 #include "row_reads.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "tslice/copy.hpp"
@@ -47,20 +48,20 @@ void list_row_reads(const View& view, std::int64_t first, std::int64_t count, st
     }
 }
 
-void read_gathered_rows(WorkerPool& pool, const View& view, const InputPages& pages, std::byte* dst,
-                        std::int64_t first, std::int64_t count) {
-    std::vector<RowRead> reads;
-    list_row_reads(view, first, count, reads);
+namespace {
+
+// Rows close together read as one: reads[first, end), input bytes [begin, end_byte).
+struct Span {
+    std::size_t first, end;
+    std::int64_t begin, end_byte;
+};
+
+// Sorts `reads` by input offset and groups rows close together into spans. The rows of
+// zeros (View::kZeroElement, which sorts lowest) are left out: `zeros` says how many lead.
+std::vector<Span> spans_of(std::vector<RowRead>& reads, std::size_t& zeros) {
     std::sort(reads.begin(), reads.end(), [](const RowRead& a, const RowRead& b) { return a.input < b.input; });
-    // Zeros first (their offset sorts lowest), then spans of rows close together.
-    std::size_t zeros = 0;
-    for (; zeros < reads.size() && reads[zeros].input == View::kZeroElement; ++zeros)
-        std::memset(dst + reads[zeros].output, 0, static_cast<std::size_t>(reads[zeros].bytes));
-    // Rows close together are read as one span: reads[first, end), input bytes [begin, end_byte).
-    struct Span {
-        std::size_t first, end;
-        std::int64_t begin, end_byte;
-    };
+    zeros = 0;
+    while (zeros < reads.size() && reads[zeros].input == View::kZeroElement) ++zeros;
     std::vector<Span> spans;
     for (std::size_t k = zeros; k < reads.size(); ++k) {
         const RowRead& row = reads[k];
@@ -75,6 +76,28 @@ void read_gathered_rows(WorkerPool& pool, const View& view, const InputPages& pa
         }
         spans.push_back({k, k + 1, row.input, row.input + row.bytes});
     }
+    return spans;
+}
+
+}  // namespace
+
+void read_gathered_rows(WorkerPool& pool, const View& view, const InputPages& pages, std::byte* dst,
+                        std::int64_t first, std::int64_t count, std::int64_t next_count) {
+    std::vector<RowRead> reads;
+    list_row_reads(view, first, count, reads);
+    std::size_t zeros = 0;
+    const std::vector<Span> spans = spans_of(reads, zeros);
+    for (std::size_t k = 0; k < zeros; ++k) std::memset(dst + reads[k].output, 0, static_cast<std::size_t>(reads[k].bytes));
+    // A cold input: the rows of the next elements are asked for too, once, so that the
+    // device reads them while these are copied.
+    std::atomic<bool> asked_ahead{next_count <= 0 || !pages.read_ahead};
+    const auto ask_ahead = [&] {
+        if (asked_ahead.exchange(true)) return;
+        std::vector<RowRead> next;
+        list_row_reads(view, first + count, next_count, next);
+        std::size_t next_zeros = 0;
+        for (const Span& span : spans_of(next, next_zeros)) pages.read_ahead(span.begin, span.end_byte);
+    };
     const auto parts = static_cast<unsigned>(std::min<std::size_t>(pool.size(), spans.size()));
     if (parts == 0) return;
     pool.run(parts, [&](unsigned part) {
@@ -99,11 +122,13 @@ void read_gathered_rows(WorkerPool& pool, const View& view, const InputPages& pa
         std::vector<Span> missing;
         for (std::size_t s = spans.size() * part / parts; s < spans.size() * (part + 1) / parts; ++s)
             if (!read_span(spans[s], false)) missing.push_back(spans[s]);
+        if (missing.empty()) return;
         // What the page cache lacks is asked for all at once, so that the device reads it
         // together (one read at a time, each waited for, left a cold gather of random rows at
         // a quarter of the device's speed), then read in order.
         if (pages.read_ahead)
             for (const Span& span : missing) pages.read_ahead(span.begin, span.end_byte);
+        ask_ahead();
         for (const Span& span : missing) read_span(span, true);
     });
 }

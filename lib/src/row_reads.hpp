@@ -33,9 +33,11 @@ constexpr std::int64_t kRowReadGapBytes = 8 << 10;
 // The most one such span reads.
 constexpr std::int64_t kRowReadSpanBytes = 256 << 10;
 
-// Fills `dst` with elements [first, first + count) of such a gather through `read`, in the
-// order of the rows' input offsets, split over `pool`.
+// Fills `dst` with elements [first, first + count) of such a gather through `pages.read`, in
+// the order of the rows' input offsets, split over `pool`. Rows the page cache lacks are asked
+// for all at once before any is waited for, and then the rows of the `next_count` elements
+// after these too (the next chunk's), so that a cold input keeps its device busy.
 void read_gathered_rows(WorkerPool& pool, const View& view, const InputPages& pages, std::byte* dst,
-                        std::int64_t first, std::int64_t count);
+                        std::int64_t first, std::int64_t count, std::int64_t next_count = 0);
 
 }  // namespace tslice

@@ -298,7 +298,8 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
                         input.before(previous_first);
                         previous_first = first;
                     } else if (reads_rows) {
-                        read_gathered_rows(pool, view, pages, scratch, first, count);
+                        read_gathered_rows(pool, view, pages, scratch, first, count,
+                                           std::min(count, view.element_count() - first - count));
                         input.before(first + count);
                     } else {
                         // Pieces of at most release_bytes read; a packed one, of chunk_bytes copied.

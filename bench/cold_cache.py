@@ -131,9 +131,7 @@ def main():
               f"{rss:>14.1f} | {output} (floor: {floor_name})")
         sys.stdout.flush()
     remove(offsets)
-    print(f"cold-cache targets: {tally.passed} PASS, {tally.missed} MISS"
-          + (" (quick mode: not judged)" if args.quick else "")
-          + ("" if not failures else f"; {failures} outputs DIFFER from numpy's"))
+    print(tally.summary("cold-cache", args.quick, failures))
     return 1 if failures else 0
 
 

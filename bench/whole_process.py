@@ -40,6 +40,12 @@ class Tally:
             self.missed += 1
         return f"{text} {op}{bound:g} {'PASS' if ok else 'MISS'}"
 
+    def summary(self, section, quick, failures):
+        """The section's closing line: its targets met and missed, and outputs that differ."""
+        return (f"{section} targets: {self.passed} PASS, {self.missed} MISS"
+                + (" (quick mode: not judged)" if quick else "")
+                + ("" if not failures else f"; {failures} outputs DIFFER from numpy's"))
+
 
 def hyperfine(command, runs, warmup, prepare=None):
     """The median wall time in seconds of `command` (a list), by hyperfine -N. `runs` is a
@@ -373,9 +379,7 @@ def main():
 
     failures += containers(args, jobs, tally)
 
-    print(f"whole-process targets: {tally.passed} PASS, {tally.missed} MISS"
-          + (" (quick mode: not judged)" if args.quick else "")
-          + ("" if not failures else f"; {failures} outputs DIFFER from numpy's"))
+    print(tally.summary("whole-process", args.quick, failures))
     return 1 if failures else 0
 
 

@@ -4,7 +4,7 @@
 // them in), nor one that skips ([::4] starts a new small window at every row). Asking for the
 // next stretch of the bytes the copy will read, in the order it reads them, lets the device
 // stream whatever that order is; on a file already in the page cache the request finds every
-// page there and costs a lookup per page.
+// page there (measured warm, with and without: no slower).
 #include "input_paging.hpp"
 
 #include <algorithm>

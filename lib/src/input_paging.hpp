@@ -67,7 +67,8 @@ private:
     std::int64_t asked_ = 0;  // elements before this one were asked for
 
     // Asking for pages allocates them and queues their reads: work the copy need not wait
-    // for (measured cold, on the copy's thread it cost 20% of [::-1]). A thread of its own
+    // for (measured cold: [:, :, ::-1] 0.80 s with the requests on the copy's thread, 0.70 s
+    // on a thread of their own). A thread of its own
     // makes the requests, in order; with WriteSizes::read_ahead_thread unset, or where no
     // thread can start, the copy's thread does.
     bool use_thread_ = false;

@@ -10,9 +10,11 @@
 
 namespace tslice {
 
-std::int64_t gathered_row_bytes(const View& view) {
-    if (!view.has_table() || view.element_count() == 0) return 0;
-    const View layout = normalise(view);
+namespace {
+
+// gathered_row_bytes of a normalised view.
+std::int64_t row_bytes_of(const View& layout) {
+    if (!layout.has_table() || layout.element_count() == 0) return 0;
     const std::size_t rank = layout.rank();
     if (rank == 0 || layout.table_strides[rank - 1] != 0) return 0;
     const auto itemsize = static_cast<std::int64_t>(layout.itemsize);
@@ -20,10 +22,14 @@ std::int64_t gathered_row_bytes(const View& view) {
     return layout.shape[rank - 1] * itemsize;
 }
 
+}  // namespace
+
+std::int64_t gathered_row_bytes(const View& view) { return view.has_table() ? row_bytes_of(normalise(view)) : 0; }
+
 void list_row_reads(const View& view, std::int64_t first, std::int64_t count, std::vector<RowRead>& out) {
     if (count <= 0) return;
     const View layout = normalise(view);
-    const std::int64_t row_bytes = gathered_row_bytes(layout);
+    const std::int64_t row_bytes = row_bytes_of(layout);
     if (row_bytes == 0) throw Error(ErrorKind::Internal, "list_row_reads: the view is not a gather of whole rows");
     const std::size_t outer_axes = layout.rank() - 1;
     const auto itemsize = static_cast<std::int64_t>(layout.itemsize);

@@ -1,7 +1,7 @@
 // A gather's rows read from the input file where they lie (pread), not through its mapping.
 //
 // Why: a gather of scattered rows faults the mapping once for each, and every fault maps the
-// 64 KiB around it, so a gather of 10% of a file's rows leaves nearly all of it resident
+// 64 KiB around it (the kernel's default fault-around), so a gather of 10% of a file's rows leaves nearly all of it resident
 // (a 1 GiB input peaked at 984 MiB). Read with pread, the pages stay in the page cache and
 // never become this process's memory, and reads sorted by offset let a cold device stream.
 #pragma once

@@ -360,42 +360,25 @@ ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, con
 
 View ArrayData::view() const { return View::contiguous(shape_, itemsize_, fortran_order_); }
 
+const Mapping& ArrayData::mapping() const { return mapping_ ? *mapping_ : inflated_; }
+
 void ArrayData::release(std::int64_t begin, std::int64_t end) const {
-    if (!in_memory_.empty()) return;
-    const Mapping& mapping = mapping_ ? *mapping_ : inflated_;
-    mapping.release(data_ + begin, data_ + end);
-}
-
-void ArrayData::read_ahead(std::int64_t begin, std::int64_t end) const {
-    if (!in_memory_.empty()) return;
-    const Mapping& mapping = mapping_ ? *mapping_ : inflated_;
-    mapping.read_ahead(data_ + begin, data_ + end);
-}
-
-void ArrayData::read(std::int64_t begin, std::int64_t bytes, std::byte* dst) const {
-    if (!in_memory_.empty()) {
-        std::memcpy(dst, data_ + begin, static_cast<std::size_t>(bytes));
-        return;
-    }
-    const Mapping& mapping = mapping_ ? *mapping_ : inflated_;
-    mapping.read(data_ + begin, static_cast<std::size_t>(bytes), dst, what_);
-}
-
-std::int64_t ArrayData::read_cached(std::int64_t begin, std::int64_t bytes, std::byte* dst) const {
-    if (!in_memory_.empty()) {
-        std::memcpy(dst, data_ + begin, static_cast<std::size_t>(bytes));
-        return bytes;
-    }
-    const Mapping& mapping = mapping_ ? *mapping_ : inflated_;
-    return static_cast<std::int64_t>(mapping.read_cached(data_ + begin, static_cast<std::size_t>(bytes), dst));
+    if (in_memory_.empty()) mapping().release(data_ + begin, data_ + end);
 }
 
 InputPages ArrayData::pages() const {
     if (!in_memory_.empty()) return {};
-    return {[this](std::int64_t begin, std::int64_t end) { release(begin, end); },
-            [this](std::int64_t begin, std::int64_t end) { read_ahead(begin, end); },
-            [this](std::int64_t begin, std::int64_t bytes, std::byte* dst) { read(begin, bytes, dst); },
-            [this](std::int64_t begin, std::int64_t bytes, std::byte* dst) { return read_cached(begin, bytes, dst); }};
+    const Mapping* const mapping = &this->mapping();
+    const std::byte* const data = data_;
+    const std::string* const what = &what_;
+    return {[mapping, data](std::int64_t begin, std::int64_t end) { mapping->release(data + begin, data + end); },
+            [mapping, data](std::int64_t begin, std::int64_t end) { mapping->read_ahead(data + begin, data + end); },
+            [mapping, data, what](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+                mapping->read(data + begin, static_cast<std::size_t>(bytes), dst, *what);
+            },
+            [mapping, data](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+                return static_cast<std::int64_t>(mapping->read_cached(data + begin, static_cast<std::size_t>(bytes), dst));
+            }};
 }
 
 }  // namespace tslice

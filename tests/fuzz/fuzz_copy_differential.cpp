@@ -354,6 +354,16 @@ void check_writer(ByteReader& in, const Pipeline& pipeline, const std::byte* inp
                         static_cast<long long>(begin + bytes), input_bytes);
             std::memcpy(dst, base + begin, static_cast<std::size_t>(bytes));
         };
+        // A page cache that holds only some of what is asked: reads from an odd 64-byte line
+        // stop halfway, so the cached, missing and asked-ahead paths all run.
+        input_pages.read_cached = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+            if (begin < 0 || bytes <= 0 || begin + bytes > static_cast<std::int64_t>(input_bytes))
+                finding("cached read of bytes [%lld, %lld) outside the input's %zu", static_cast<long long>(begin),
+                        static_cast<long long>(begin + bytes), input_bytes);
+            const std::int64_t got = (begin / 64) % 2 == 0 ? bytes : bytes / 2;
+            std::memcpy(dst, base + begin, static_cast<std::size_t>(got));
+            return got;
+        };
     }
     const int fd = ::memfd_create("tslice-fuzz-output", MFD_CLOEXEC);
     if (fd < 0) finding("memfd_create failed");

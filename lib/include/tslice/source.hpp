@@ -110,16 +110,16 @@ public:
     const std::byte* data() const { return data_; }
     // The whole array as a view over data(): C or Fortran strides as its header says.
     View view() const;
-    // Offsets from data(), as Mapping::release and Mapping::read_ahead (nothing for an array
-    // inflated into memory).
+    // Offsets from data(), as Mapping::release (nothing for an array inflated into memory).
     void release(std::int64_t begin, std::int64_t end) const;
-    void read_ahead(std::int64_t begin, std::int64_t end) const;
-    void read(std::int64_t begin, std::int64_t bytes, std::byte* dst) const;
-    std::int64_t read_cached(std::int64_t begin, std::int64_t bytes, std::byte* dst) const;
-    // All of them, for the write stage; valid while this ArrayData lives.
+    // Mapping's release, read_ahead, read and read_cached over offsets from data(), for the
+    // write stage (none for an array inflated into memory); valid while this ArrayData lives.
     InputPages pages() const;
 
 private:
+    // The mapping data() points into: the input's, or the spool a large member was inflated into.
+    const Mapping& mapping() const;
+
     const Mapping* mapping_ = nullptr;
     Mapping inflated_;                 // a large deflated member, spooled
     std::vector<std::byte> in_memory_;  // a small one

@@ -237,6 +237,7 @@ int run(const Options& options) {
     }
     tslice::read_indices_files(ops, headers_only);
     const tslice::Pipeline pipeline = tslice::plan_pipeline(array.shape, ops, expr, array.type.dtype);
+    ops = {};  // the plan holds the indices now: a large gather's would be resident twice
     const tslice::ElementType type{pipeline.output_dtype(), array.type.safetensors_only};
     if (options.shape_only || options.explain) {
         if (options.explain) {

@@ -1,7 +1,7 @@
 // The library's internal parts that tests reach below the public API: the copy kernels and
 // the copy's plan (each kernel set against the scalar reference), the zip directory reader and
 // the inflater (hostile archives byte by byte), the JSON reader, Python's text rules, the write
-// stage's sizes, the input's paging, a gather's reads of whole rows.
+// stage's sizes, the input's paging, a gather's reads of whole rows and its scattered reads.
 // This header is the one place tests name them; the tests' include path (tests/CMakeLists.txt)
 // is the only one that has lib/src.
 #pragma once
@@ -13,5 +13,6 @@
 #include "kernels.hpp"
 #include "python_text.hpp"
 #include "row_reads.hpp"
+#include "scattered_gather.hpp"
 #include "write_sizes.hpp"
 #include "zip.hpp"

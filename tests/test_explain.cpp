@@ -84,7 +84,7 @@ TEST_CASE("explain: the plan table") {
           "as ONNX slice: none (ONNX Slice neither inserts nor removes axes)\n");
 }
 
-TEST_CASE("explain: a gather of long rows says they are read where they lie") {
+TEST_CASE("explain: a gather says how it is read from a file") {
     DType dtype;
     dtype.type_string = "<f4";
     dtype.descr = "'<f4'";
@@ -100,4 +100,9 @@ TEST_CASE("explain: a gather of long rows says they are read where they lie") {
     CHECK(copy_line({10, 8}, "[[3, 1, 3]]").find(pread) == std::string::npos);     // 32-byte rows
     CHECK(copy_line({10, 256}, "[:, [3, 1]]").find(pread) == std::string::npos);   // along the rows
     CHECK(copy_line({10, 256}, "[::-1]").find(pread) == std::string::npos);        // no gather
+    const std::string windows = "if it reads from more than 64 MiB of the input, copied 64 MiB of the result at a time";
+    CHECK(copy_line({10, 8}, "[[3, 1, 3]]").find(windows) != std::string::npos);    // 32-byte rows
+    CHECK(copy_line({10, 256}, "[:, [3, 1]]").find(windows) != std::string::npos);  // single elements
+    CHECK(copy_line({10, 256}, "[[3, 1, 3]]").find(windows) == std::string::npos);  // rows of 1 KiB: pread
+    CHECK(copy_line({10, 256}, "[::-1]").find(windows) == std::string::npos);       // no gather
 }

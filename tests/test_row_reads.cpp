@@ -9,50 +9,32 @@
 #include <random>
 #include <vector>
 
+#include "gather_fixture.hpp"
 #include "library_internals.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/gather.hpp"
 #include "tslice/view.hpp"
 
 using namespace tslice;
+using namespace gather_fixture;
 
-namespace {
-
-using Shape = std::vector<std::int64_t>;
-
-View gather(const Shape& shape, std::int64_t axis, const std::vector<std::int64_t>& indices, std::size_t itemsize = 4) {
-    GatherSpec spec;
-    spec.indices = IntArray{{static_cast<std::int64_t>(indices.size())}, indices};
-    spec.axis = axis;
-    return apply_gather(plan_gather(spec, shape, "op"), View::contiguous(shape, itemsize));
-}
-
-std::vector<std::byte> input_bytes(std::size_t size) {
-    std::vector<std::byte> bytes(size);
-    for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<std::byte>(i * 7 + i / 251);
-    return bytes;
-}
-
-std::vector<std::int64_t> random_indices(std::int64_t count, std::int64_t below, unsigned seed) {
-    std::mt19937 random(seed);
-    std::vector<std::int64_t> indices(static_cast<std::size_t>(count));
-    for (auto& index : indices) index = std::uniform_int_distribution<std::int64_t>(0, below - 1)(random);
-    return indices;
-}
-
-}  // namespace
 
 TEST_CASE("row reads: which gathers read whole rows") {
     CHECK(gathered_row_bytes(gather({50, 8, 3}, 0, {4, 1})) == 8 * 3 * 4);
     CHECK(gathered_row_bytes(gather({50, 8, 3}, 1, {4, 1})) == 3 * 4);
-    CHECK(gathered_row_bytes(gather({50, 8, 3}, 2, {2, 1})) == 0);  // along the innermost axis
+    CHECK(gathered_row_bytes(gather({50, 8, 3}, 2, {2, 1})) == 4);  // along the innermost axis: elements
+    CHECK(gathered_row_bytes(gather({50, 8, 3}, 0, {})) == 0);       // no elements
     CHECK(gathered_row_bytes(View::contiguous({50, 8}, 4)) == 0);  // no table
 }
 
 TEST_CASE("row reads: the reads of any range of elements make copy_view's bytes") {
     const std::vector<std::byte> input = input_bytes(50 * 8 * 3 * 4);
+    View stepped = gather({50, 8, 3}, 0, random_indices(40, 50, 5));  // rows, then every other column
+    stepped.shape[2] = 2;
+    stepped.byte_strides[2] = 8;
     for (const View& view : {gather({50, 8, 3}, 0, random_indices(40, 50, 1)),
-                             gather({50, 8, 3}, 1, random_indices(5, 8, 2))}) {
+                             gather({50, 8, 3}, 1, random_indices(5, 8, 2)),
+                             gather({50, 8, 3}, 2, random_indices(7, 3, 3)), stepped}) {
         const std::int64_t total = view.element_count();
         std::vector<std::byte> want(static_cast<std::size_t>(total) * 4);
         copy_view(input.data(), view, want.data(), 0, total);

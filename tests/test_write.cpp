@@ -20,8 +20,12 @@
 #include <vector>
 
 #include "npy_fixture.hpp"
+#include "library_internals.hpp"
+#include "tslice/container.hpp"
 #include "tslice/error.hpp"
+#include "tslice/gather.hpp"
 #include "tslice/npy.hpp"
+#include "tslice/text_values.hpp"
 #include "tslice/write.hpp"
 
 using namespace tslice;
@@ -292,6 +296,56 @@ TEST_CASE("write_view: elements larger than a chunk are written in parts, whatev
                                         static_cast<std::size_t>(itemsize)) == 0;
             }
             CHECK(all_equal);
+        }
+    }
+}
+
+TEST_CASE("write_view and text: a gather copied window by window writes what the mapped copy writes") {
+    TempDir dir;
+    const std::int64_t rows = 20000, row_length = 6;  // rows of 24 bytes
+    std::vector<std::int32_t> data(static_cast<std::size_t>(rows * row_length));
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::int32_t>(i * 2654435761u);
+    GatherSpec spec;
+    std::vector<std::int64_t> indices;
+    for (std::int64_t k = 0; k < 9000; ++k) indices.push_back((k * 7919) % rows);
+    indices[5] = -1;
+    spec.indices = IntArray{{static_cast<std::int64_t>(indices.size())}, indices};
+    spec.axis = 0;
+    const View view = apply_gather(plan_gather(spec, {rows, row_length}, "op"), View::contiguous({rows, row_length}, 4));
+    const auto* bytes = reinterpret_cast<const std::byte*>(data.data());
+    const ElementType type{parse_dtype_descr("'<i4'"), ""};
+
+    std::vector<std::pair<std::int64_t, std::int64_t>> unmapped;
+    InputPages pages;
+    pages.unmap = [&](std::int64_t begin, std::int64_t end) { unmapped.emplace_back(begin, end); };
+    const WriteSizes shipped = write_sizes();
+    WriteSizes sizes = shipped;
+    sizes.chunk_bytes = 1000;           // chunks that end inside rows
+    sizes.scattered_gather_bytes = 0;   // any spread
+    sizes.gather_window_bytes = 10000;  // many windows
+    sizes.gather_region_bytes = 4096;   // many regions
+    const auto written = [&](const InputPages& with, bool text) {
+        set_write_sizes(sizes);
+        const fs::path path = dir.path / (text ? "out.json" : "out.bin");
+        WriteOptions options;
+        options.threads = 2;
+        if (text)
+            write_values_as_text(path.string(), TextFormat::Json, bytes, view, type, with, options);
+        else
+            write_view(path.string(), OutputFraming{"", 0, {}}, bytes, view, with, options);
+        set_write_sizes(shipped);
+        return read_file(path);
+    };
+    for (const bool text : {false, true}) {
+        CAPTURE(text);
+        unmapped.clear();
+        const std::string mapped = written(InputPages{}, text);
+        CHECK(unmapped.empty());
+        CHECK(written(pages, text) == mapped);
+        CHECK(unmapped.size() > 9000 * 24 / 10000);  // regions unmapped in every window
+        for (const auto& [begin, end] : unmapped) {
+            CHECK(begin >= 0);
+            CHECK(end <= rows * row_length * 4);
         }
     }
 }

@@ -240,8 +240,13 @@ std::string copy_description(const Pipeline& pipeline, std::size_t itemsize, boo
     std::string text = describe_copy(view);
     // The write stage's choice for an input read from a file (row_reads.hpp).
     const std::int64_t row_bytes = gathered_row_bytes(view);
-    if (row_bytes > 0 && row_bytes >= write_sizes().read_row_bytes)
+    const WriteSizes sizes = write_sizes();
+    if (row_bytes > 0 && row_bytes >= sizes.read_row_bytes)
         text += "; from a file, rows are read where they lie (pread, in the order of their offsets), not mapped";
+    else if (row_bytes > 0)
+        text += "; from a file, if it reads from more than " + std::to_string(sizes.scattered_gather_bytes >> 20) +
+                " MiB of the input, copied " + std::to_string(sizes.gather_window_bytes >> 20) +
+                " MiB of the result at a time, in the order of the input";
     return text;
 }
 

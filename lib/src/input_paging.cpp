@@ -37,15 +37,12 @@ InputPaging::InputPaging(const View& view, const InputPages& pages, const WriteS
         affine_ = view;
         affine_.table = nullptr;
         affine_.table_strides.clear();
-        if (release_) {
-            // Every entry, not only those the view reaches: a bound, found once.
-            for (const std::int64_t entry : *view.table) {
-                if (entry == View::kZeroElement) continue;
-                table_low_ = table_reads_ ? std::min(table_low_, entry) : entry;
-                table_high_ = table_reads_ ? std::max(table_high_, entry) : entry;
+        if (release_)
+            if (const std::optional<View::EntryRange> entries = view.table_entry_range()) {
+                table_low_ = entries->low;
+                table_high_ = entries->high;
                 table_reads_ = true;
             }
-        }
     }
     whole_ = unread_ = span_from(0);
     if (view.has_table()) return;

@@ -15,11 +15,12 @@
 
 namespace tslice {
 
-// The bytes of one row of a gather whose rows are contiguous blocks of the input (a gather
-// along any axis but the innermost), or 0 for any other view.
+// The bytes of one row of a gather: its innermost axis where that is a contiguous block of
+// the input (a gather along any axis but the innermost), else one element; 0 for a view
+// without a table or elements.
 std::int64_t gathered_row_bytes(const View& view);
 
-// The reads that make elements [first, first + count) of such a gather: `bytes` bytes from
+// The reads that make elements [first, first + count) of a gather, row by row: `bytes` bytes from
 // input offset `input` (View::kZeroElement: zeros) to output offset `output` (from the
 // first element), in output order. Appended to `out`.
 struct RowRead {

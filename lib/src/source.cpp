@@ -378,7 +378,10 @@ InputPages ArrayData::pages() const {
             },
             [mapping, data](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
                 return static_cast<std::int64_t>(mapping->read_cached(data + begin, static_cast<std::size_t>(bytes), dst));
-            }};
+            },
+            // A page of a private mapping never written is read again from the page cache:
+            // the same call.
+            [mapping, data](std::int64_t begin, std::int64_t end) { mapping->release(data + begin, data + end); }};
 }
 
 }  // namespace tslice

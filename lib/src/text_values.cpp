@@ -26,12 +26,14 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "datetime_text.hpp"
 #include "element_value.hpp"
 #include "input_paging.hpp"
 #include "python_text.hpp"
+#include "scattered_gather.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 
@@ -310,6 +312,9 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
     std::int64_t next = 0;
     bool started = false, finished = false;
     InputPaging input(view, pages, write_sizes());
+    std::optional<ScatteredGather> scattered;
+    if (ScatteredGather::suits(view, pages, write_sizes())) scattered.emplace(data, view, pages, write_sizes());
+    WorkerPool one_thread(1);
 
     write_text(
         path,
@@ -326,8 +331,12 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
                 if (json) out.append(rank, '[');
             }
             const std::int64_t count = std::min(per_chunk, total - next);
-            copy_view(data, view, elements.data(), next, count);
-            input.before(next + count);
+            if (scattered) {
+                scattered->copy(one_thread, elements.data(), next, count);
+            } else {
+                copy_view(data, view, elements.data(), next, count);
+                input.before(next + count);
+            }
             {
             TextOut text(out);
             std::string element;  // the general path's text of one element

@@ -34,6 +34,18 @@ bool View::is_c_contiguous() const {
     return true;
 }
 
+std::optional<View::EntryRange> View::table_entry_range() const {
+    if (!table) return std::nullopt;
+    std::optional<EntryRange> range;
+    for (const std::int64_t entry : *table) {
+        if (entry == kZeroElement) continue;
+        if (!range) range = EntryRange{entry, entry};
+        range->low = std::min(range->low, entry);
+        range->high = std::max(range->high, entry);
+    }
+    return range;
+}
+
 View::Span View::span_from(std::int64_t first) const {
     const std::int64_t total = element_count();
     if (table || first >= total) return {};

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -25,6 +26,7 @@
 #include "input_paging.hpp"
 #include "output_file.hpp"
 #include "row_reads.hpp"
+#include "scattered_gather.hpp"
 #include "write_sizes.hpp"
 #include "tslice/container.hpp"
 #include "tslice/copy.hpp"
@@ -277,6 +279,8 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     const bool contiguous = !packs && view.is_c_contiguous();
     const std::int64_t row_bytes = packs || !pages.read ? 0 : gathered_row_bytes(view);
     const bool reads_rows = row_bytes > 0 && row_bytes >= sizes.read_row_bytes;
+    std::optional<ScatteredGather> scattered;
+    if (!reads_rows && ScatteredGather::suits(view, pages, sizes)) scattered.emplace(data, view, pages, sizes);
     WorkerPool pool(view.element_count() * itemsize >= sizes.threaded_bytes ? options.threads : 1);
     const double bytes_read_per_element =
         input.releases() && view.element_count() > 0
@@ -301,6 +305,8 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
                         read_gathered_rows(pool, view, pages, scratch, first, count,
                                            std::min(count, view.element_count() - first - count));
                         input.before(first + count);
+                    } else if (scattered && !packs) {
+                        scattered->copy(pool, scratch, first, count);
                     } else {
                         // Pieces of at most release_bytes read; a packed one, of chunk_bytes copied.
                         const double bytes_per_piece =
@@ -315,7 +321,10 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
                             const std::int64_t to = count * (piece + 1) / pieces;
                             if (packs) {
                                 whole.resize(static_cast<std::size_t>((to - from) * itemsize));
-                                copy_view_parallel(pool, data, view, whole.data(), first + from, to - from);
+                                if (scattered)
+                                    scattered->copy(pool, whole.data(), first + from, to - from);
+                                else
+                                    copy_view_parallel(pool, data, view, whole.data(), first + from, to - from);
                                 pack_elements(*packs, whole.data(), to - from, scratch + from * written);
                             } else {
                                 copy_view_parallel(pool, data, view, scratch + from * itemsize, first + from, to - from);

@@ -27,6 +27,14 @@ struct WriteSizes {
     // A gather whose rows are at least this long reads them from the file (row_reads.hpp)
     // when the input can be read so (InputPages::read), instead of through the mapping.
     std::int64_t read_row_bytes = 512;
+    // A gather through the mapping whose reads spread over more than this much of the input
+    // is copied a window at a time in the input's order (scattered_gather.hpp): the mapping
+    // would otherwise keep about that much resident.
+    std::int64_t scattered_gather_bytes = std::int64_t{64} << 20;
+    // Such a window's result bytes at most, and twice the bytes of its list of rows.
+    std::int64_t gather_window_bytes = std::int64_t{64} << 20;
+    // Such a window's reads go region by region of the input, each region released when done.
+    std::int64_t gather_region_bytes = std::int64_t{8} << 20;
 };
 
 WriteSizes write_sizes();

@@ -297,7 +297,8 @@ std::vector<std::byte> reference(const Pipeline& pipeline, const std::byte* inpu
 // so a later read of it is a crash, not a silent re-read. A read ahead must ask for bytes the
 // copy still reads: its first and last bytes are read when it asks on the copy's thread (a
 // crash if released); a
-// gather's rows read as pread would read them come from those pages too. The
+// gather's rows read as pread would read them come from those pages too, and a gather copied
+// window by window (scattered_gather.hpp) reads them through the mapping. The
 // output goes into a memfd through its /proc name (written into the descriptor) and must hold
 // the reference's bytes.
 void check_writer(ByteReader& in, const Pipeline& pipeline, const std::byte* input, std::size_t input_bytes,
@@ -318,6 +319,9 @@ void check_writer(ByteReader& in, const Pipeline& pipeline, const std::byte* inp
     sizes.read_ahead_block_bytes = in.range(0, 64) * 16;
     sizes.read_ahead_thread = in.coin();
     sizes.read_row_bytes = in.range(0, 16) * 8;
+    sizes.scattered_gather_bytes = in.coin() ? sizes.scattered_gather_bytes : in.range(0, 64) * 16;
+    sizes.gather_window_bytes = in.range(1, 64) * 16;
+    sizes.gather_region_bytes = in.range(1, 64) * 16;
     const WriteSizes shipped = write_sizes();
     set_write_sizes(sizes);
     WriteOptions options;
@@ -346,6 +350,12 @@ void check_writer(ByteReader& in, const Pipeline& pipeline, const std::byte* inp
             volatile std::byte first = base[begin], last = base[end - 1];
             (void)first;
             (void)last;
+        };
+        // Pages a scattered gather is done with for now: it may read them again.
+        input_pages.unmap = [&](std::int64_t begin, std::int64_t end) {
+            if (begin < 0 || begin >= end || end > static_cast<std::int64_t>(input_bytes))
+                finding("unmap of bytes [%lld, %lld) outside the input's %zu", static_cast<long long>(begin),
+                        static_cast<long long>(end), input_bytes);
         };
         // A gather's rows read as pread would: a released page is a crash here too.
         input_pages.read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {

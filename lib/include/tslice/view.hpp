@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,14 @@ struct View {
     // The exact bytes elements [first, end) of an affine view read, lowest to highest: the
     // window a read ahead asks for. A table view, or an empty range, gives {0, 0}.
     Span span_of(std::int64_t first, std::int64_t end) const;
+
+    // The lowest and highest entries of a table view's table that read (not kZeroElement):
+    // every entry, not only those the view reaches, so a bound, found in one pass. None for an
+    // affine view, or a table of zeros only.
+    struct EntryRange {
+        std::int64_t low = 0, high = 0;
+    };
+    std::optional<EntryRange> table_entry_range() const;
 
     // The view of a C-order (or Fortran-order) array of this shape at offset 0.
     static View contiguous(const std::vector<std::int64_t>& shape, std::size_t itemsize,

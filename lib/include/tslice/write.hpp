@@ -74,8 +74,8 @@ using TextSource = std::function<bool(std::string& out)>;
 void write_text(const std::string& path, const TextSource& next, const WriteOptions& options = {});
 
 // What a copy tells the input about its pages as it moves on, for data mapped from a file
-// (ArrayData::pages()); bytes [begin, end) are offsets from the data a view reads. Either may
-// be unset: data in memory has neither.
+// (ArrayData::pages()); bytes [begin, end) are offsets from the data a view reads. Any may
+// be unset: data in memory has none.
 struct InputPages {
     using Callback = std::function<void(std::int64_t begin, std::int64_t end)>;
     // The copy will not read these bytes again: their pages may leave this process's memory.
@@ -88,6 +88,10 @@ struct InputPages {
     // As `read`, from what the page cache holds only, never waiting for the device: returns
     // the bytes read, fewer where a page is not there.
     std::function<std::int64_t(std::int64_t begin, std::int64_t bytes, std::byte* dst)> read_cached;
+    // The copy is done with these bytes for now, and may read them again later (a gather
+    // copied window by window): their pages may leave this process's memory, to be mapped
+    // from the page cache again if they are read.
+    Callback unmap;
 };
 
 // Writes the elements `view` selects from `data`, framed. With `pages`, the input pages the

@@ -49,6 +49,7 @@ inline const std::vector<InputSpec>& inputs() {
         {"rows_f4", "'<f4'", 4, {1000000, 256}, {15625, 256}},
         {"cols_f4", "'<f4'", 4, {4096, 65536}, {64, 65536}},
         {"small_f4", "'<f4'", 4, {16, 16}, {16, 16}},  // 1 KiB of data: the process start-up case
+        {"short_rows_f4", "'<f4'", 4, {16777216, 16}, {262144, 16}},  // 64-byte rows
     };
     return specs;
 }
@@ -57,6 +58,7 @@ inline const std::vector<IndicesSpec>& indices_files() {
     static const std::vector<IndicesSpec> specs = {
         {"rows_idx", 100000, 1562},
         {"cols_idx", 1000, 1000},
+        {"short_rows_idx", 1600000, 25000},
     };
     return specs;
 }
@@ -74,6 +76,15 @@ inline const std::vector<CaseSpec>& cases() {
         {"f8", "[:, :, ::-1]", Kind::Reversed},
         {"rows_f4", "", Kind::GatherRows, 0, "rows_idx"},
         {"cols_f4", "", Kind::GatherColumns, 1, "cols_idx"},
+    };
+    return specs;
+}
+
+// Gathers measured as whole processes only: what they test is the write stage's way through
+// the input (short rows spread over all of it, copied window by window), not a copy kernel.
+inline const std::vector<CaseSpec>& whole_process_gathers() {
+    static const std::vector<CaseSpec> specs = {
+        {"short_rows_f4", "", Kind::GatherRows, 0, "short_rows_idx"},
     };
     return specs;
 }

@@ -65,6 +65,7 @@ void slice_file(const SliceRequest& request) {
     std::vector<OpSpec> ops = request.ops;
     read_indices_files(ops);
     const Pipeline pipeline = plan_pipeline(array.shape, ops, request.expr, array.type.dtype);
+    ops = {};  // the plan holds the indices now: a large gather's would be resident twice
     const ElementType type{pipeline.output_dtype(), array.type.safetensors_only};
 
     const OutputFormat format = request.format.value_or(output_format_for(request.output, std::nullopt));

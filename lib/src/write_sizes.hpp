@@ -34,7 +34,7 @@ struct WriteSizes {
     // Such a window's result bytes at most, and twice the bytes of its list of rows.
     std::int64_t gather_window_bytes = std::int64_t{64} << 20;
     // Such a window's reads go region by region of the input, each region released when done.
-    std::int64_t gather_region_bytes = std::int64_t{8} << 20;
+    std::int64_t gather_region_bytes = std::int64_t{4} << 20;
 };
 
 WriteSizes write_sizes();

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -300,31 +301,43 @@ TEST_CASE("write_view: elements larger than a chunk are written in parts, whatev
     }
 }
 
-TEST_CASE("write_view and text: a gather copied window by window writes what the mapped copy writes") {
+TEST_CASE("write_view and text: a gather read window by window, or row by row, writes what the mapped copy writes") {
     TempDir dir;
-    const std::int64_t rows = 20000, row_length = 6;  // rows of 24 bytes
+    const std::int64_t rows = 20000, row_length = 150;  // 12 MB of int32
     std::vector<std::int32_t> data(static_cast<std::size_t>(rows * row_length));
     for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::int32_t>(i * 2654435761u);
-    GatherSpec spec;
+    const auto* bytes = reinterpret_cast<const std::byte*>(data.data());
+    const ElementType type{parse_dtype_descr("'<i4'"), ""};
     std::vector<std::int64_t> indices;
     for (std::int64_t k = 0; k < 9000; ++k) indices.push_back((k * 7919) % rows);
     indices[5] = -1;
-    spec.indices = IntArray{{static_cast<std::int64_t>(indices.size())}, indices};
-    spec.axis = 0;
-    const View view = apply_gather(plan_gather(spec, {rows, row_length}, "op"), View::contiguous({rows, row_length}, 4));
-    const auto* bytes = reinterpret_cast<const std::byte*>(data.data());
-    const ElementType type{parse_dtype_descr("'<i4'"), ""};
+    const auto gathered = [&](std::int64_t row_elements) {
+        GatherSpec spec;
+        spec.indices = IntArray{{static_cast<std::int64_t>(indices.size())}, indices};
+        spec.axis = 0;
+        const std::vector<std::int64_t> shape = {rows * row_length / row_elements, row_elements};
+        return apply_gather(plan_gather(spec, shape, "op"), View::contiguous(shape, 4));
+    };
 
-    std::vector<std::pair<std::int64_t, std::int64_t>> unmapped;
+    std::vector<std::pair<std::int64_t, std::int64_t>> unmapped, read;
+    std::mutex mutex;  // the callbacks are called from the worker threads
     InputPages pages;
-    pages.unmap = [&](std::int64_t begin, std::int64_t end) { unmapped.emplace_back(begin, end); };
+    pages.unmap = [&](std::int64_t begin, std::int64_t end) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        unmapped.emplace_back(begin, end);
+    };
+    pages.read = [&](std::int64_t begin, std::int64_t size, std::byte* dst) {
+        std::memcpy(dst, bytes + begin, static_cast<std::size_t>(size));
+        const std::lock_guard<std::mutex> lock(mutex);
+        read.emplace_back(begin, begin + size);
+    };
     const WriteSizes shipped = write_sizes();
     WriteSizes sizes = shipped;
     sizes.chunk_bytes = 1000;           // chunks that end inside rows
     sizes.scattered_gather_bytes = 0;   // any spread
     sizes.gather_window_bytes = 10000;  // many windows
     sizes.gather_region_bytes = 4096;   // many regions
-    const auto written = [&](const InputPages& with, bool text) {
+    const auto written = [&](const View& view, const InputPages& with, bool text) {
         set_write_sizes(sizes);
         const fs::path path = dir.path / (text ? "out.json" : "out.bin");
         WriteOptions options;
@@ -336,16 +349,42 @@ TEST_CASE("write_view and text: a gather copied window by window writes what the
         set_write_sizes(shipped);
         return read_file(path);
     };
-    for (const bool text : {false, true}) {
-        CAPTURE(text);
-        unmapped.clear();
-        const std::string mapped = written(InputPages{}, text);
-        CHECK(unmapped.empty());
-        CHECK(written(pages, text) == mapped);
-        CHECK(unmapped.size() > 9000 * 24 / 10000);  // regions unmapped in every window
-        for (const auto& [begin, end] : unmapped) {
-            CHECK(begin >= 0);
-            CHECK(end <= rows * row_length * 4);
+    for (const bool text : {false, true})
+        for (const std::int64_t row_elements : {6, 150}) {  // rows of 24 bytes, of 600 (read with pread)
+            CAPTURE(text);
+            CAPTURE(row_elements);
+            const View view = gathered(row_elements);
+            unmapped.clear();
+            read.clear();
+            const std::string mapped = written(view, InputPages{}, text);
+            CHECK(unmapped.empty());
+            CHECK(read.empty());
+            CHECK(written(view, pages, text) == mapped);
+            if (row_elements * 4 < sizes.read_row_bytes) {
+                CHECK(read.empty());
+                CHECK(unmapped.size() > 9000 * 24 / 10000);  // regions unmapped in every window
+            } else {
+                // Rows read where they lie: each gathered row inside a read.
+                CHECK(unmapped.empty());
+                std::sort(read.begin(), read.end());
+                std::vector<std::pair<std::int64_t, std::int64_t>> merged;
+                for (const auto& range : read)
+                    if (!merged.empty() && range.first <= merged.back().second)
+                        merged.back().second = std::max(merged.back().second, range.second);
+                    else
+                        merged.push_back(range);
+                read = merged;
+                bool covered = true;
+                for (std::int64_t index : indices) {
+                    const std::int64_t row = (index + rows) % rows * row_length * 4;
+                    const auto after = std::upper_bound(read.begin(), read.end(), std::make_pair(row, INT64_MAX));
+                    covered = covered && after != read.begin() && std::prev(after)->second >= row + row_length * 4;
+                }
+                CHECK(covered);
+            }
+            for (const auto& [begin, end] : unmapped) {
+                CHECK(begin >= 0);
+                CHECK(end <= rows * row_length * 4);
+            }
         }
-    }
 }

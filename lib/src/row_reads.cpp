@@ -35,6 +35,12 @@ std::int64_t gathered_row_bytes(const View& view) {
     return row_shape_of(normalise(view)).length * static_cast<std::int64_t>(view.itemsize);
 }
 
+bool reads_gathered_rows(const View& view, const InputPages& pages, const WriteSizes& sizes) {
+    if (!pages.read) return false;
+    const std::int64_t row_bytes = gathered_row_bytes(view);
+    return row_bytes > 0 && row_bytes >= sizes.read_row_bytes;
+}
+
 void list_row_reads(const View& view, std::int64_t first, std::int64_t count, std::vector<RowRead>& out) {
     if (count <= 0) return;
     if (!view.has_table()) throw Error(ErrorKind::Internal, "list_row_reads: the view is not a gather");

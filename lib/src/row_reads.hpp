@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "write_sizes.hpp"
 #include "tslice/parallel.hpp"
 #include "tslice/view.hpp"
 #include "tslice/write.hpp"
@@ -19,6 +20,10 @@ namespace tslice {
 // the input (a gather along any axis but the innermost), else one element; 0 for a view
 // without a table or elements.
 std::int64_t gathered_row_bytes(const View& view);
+
+// Whether a copy of `view` reads its rows so (read_gathered_rows): a gather whose rows are at
+// least sizes.read_row_bytes long, from an input that can be read without its mapping.
+bool reads_gathered_rows(const View& view, const InputPages& pages, const WriteSizes& sizes);
 
 // The reads that make elements [first, first + count) of a gather, row by row: `bytes` bytes from
 // input offset `input` (View::kZeroElement: zeros) to output offset `output` (from the

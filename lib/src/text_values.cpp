@@ -33,6 +33,7 @@
 #include "element_value.hpp"
 #include "input_paging.hpp"
 #include "python_text.hpp"
+#include "row_reads.hpp"
 #include "scattered_gather.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
@@ -311,9 +312,13 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
     std::vector<std::int64_t> index(rank, 0);
     std::int64_t next = 0;
     bool started = false, finished = false;
-    InputPaging input(view, pages, write_sizes());
+    const WriteSizes sizes = write_sizes();
+    InputPaging input(view, pages, sizes);
+    // A gather is read as the write stage reads it (write.cpp): long rows with pread, short
+    // ones spread far window by window, so that a text dump of one does not map the file.
+    const bool reads_rows = reads_gathered_rows(view, pages, sizes);
     std::optional<ScatteredGather> scattered;
-    if (ScatteredGather::suits(view, pages, write_sizes())) scattered.emplace(data, view, pages, write_sizes());
+    if (!reads_rows && ScatteredGather::suits(view, pages, sizes)) scattered.emplace(data, view, pages, sizes);
     WorkerPool one_thread(1);
 
     write_text(
@@ -331,7 +336,9 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
                 if (json) out.append(rank, '[');
             }
             const std::int64_t count = std::min(per_chunk, total - next);
-            if (scattered) {
+            if (reads_rows) {
+                read_gathered_rows(one_thread, view, pages, elements.data(), next, count);
+            } else if (scattered) {
                 scattered->copy(one_thread, elements.data(), next, count);
             } else {
                 copy_view(data, view, elements.data(), next, count);

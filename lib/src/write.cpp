@@ -277,8 +277,7 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     std::vector<std::byte> whole;
     InputPaging input(view, pages, sizes);
     const bool contiguous = !packs && view.is_c_contiguous();
-    const std::int64_t row_bytes = packs || !pages.read ? 0 : gathered_row_bytes(view);
-    const bool reads_rows = row_bytes > 0 && row_bytes >= sizes.read_row_bytes;
+    const bool reads_rows = !packs && reads_gathered_rows(view, pages, sizes);
     std::optional<ScatteredGather> scattered;
     if (!reads_rows && ScatteredGather::suits(view, pages, sizes)) scattered.emplace(data, view, pages, sizes);
     WorkerPool pool(view.element_count() * itemsize >= sizes.threaded_bytes ? options.threads : 1);

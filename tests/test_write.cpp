@@ -388,3 +388,29 @@ TEST_CASE("write_view and text: a gather read window by window, or row by row, w
             }
         }
 }
+
+TEST_CASE("write_view: a contiguous result of a file is read from it chunk by chunk, in order") {
+    TempDir dir;
+    const std::int64_t n = 700000;  // several chunks
+    std::vector<std::uint32_t> file(static_cast<std::size_t>(n)), mapped(static_cast<std::size_t>(n), 0);
+    for (std::int64_t i = 0; i < n; ++i) file[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(i * 2654435761u);
+    View middle = View::contiguous({n - 2}, 4);
+    middle.byte_offset = 4;
+    std::vector<std::pair<std::int64_t, std::int64_t>> reads;
+    InputPages pages;
+    // What the file holds; the "mapping" holds zeros, so a chunk written from it would show.
+    pages.read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+        std::memcpy(dst, reinterpret_cast<const std::byte*>(file.data()) + begin, static_cast<std::size_t>(bytes));
+        reads.emplace_back(begin, bytes);
+    };
+    const fs::path path = dir.path / "out.bin";
+    write_view(path.string(), OutputFraming{"", 0, {}}, reinterpret_cast<const std::byte*>(mapped.data()), middle,
+               pages, WriteOptions{});
+    const std::string bytes = read_file(path);
+    REQUIRE(bytes.size() == static_cast<std::size_t>(n - 2) * 4);
+    CHECK(std::memcmp(bytes.data(), file.data() + 1, bytes.size()) == 0);
+    REQUIRE(reads.size() > 1);
+    CHECK(reads.front().first == 4);
+    for (std::size_t k = 1; k < reads.size(); ++k) CHECK(reads[k].first == reads[k - 1].first + reads[k - 1].second);
+    CHECK(reads.back().first + reads.back().second == (n - 1) * 4);
+}

@@ -191,7 +191,7 @@ void ScatteredGather::make_window(WorkerPool& pool, std::int64_t first) {
             // straddling its start mapped back of the region before. Not what a row reaches
             // past its end: a release that ends inside a folio the kernel maps whole (a PMD)
             // splits its mapping into pages, and every later fault there maps 64 KiB instead
-            // of 2 MiB (measured: 2.5x the faults of a gather of 64-byte rows). The next
+            // of 2 MiB (the kernel's behaviour; not measured apart from the rest). The next
             // region's release takes those.
             while (starts[region + 1] <= k) ++region;
             const std::size_t region_end = std::min(end, starts[region + 1]);

@@ -26,15 +26,13 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <optional>
 #include <vector>
 
 #include "datetime_text.hpp"
 #include "element_value.hpp"
+#include "gather_reads.hpp"
 #include "input_paging.hpp"
 #include "python_text.hpp"
-#include "row_reads.hpp"
-#include "scattered_gather.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 
@@ -314,11 +312,9 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
     bool started = false, finished = false;
     const WriteSizes sizes = write_sizes();
     InputPaging input(view, pages, sizes);
-    // A gather is read as the write stage reads it (write.cpp): long rows with pread, short
-    // ones spread far window by window, so that a text dump of one does not map the file.
-    const bool reads_rows = reads_gathered_rows(view, pages, sizes);
-    std::optional<ScatteredGather> scattered;
-    if (!reads_rows && ScatteredGather::suits(view, pages, sizes)) scattered.emplace(data, view, pages, sizes);
+    // A gather is read as the write stage reads it, so that a text dump of one does not map
+    // the file.
+    GatherReads gather_reads(data, view, pages, sizes);
     WorkerPool one_thread(1);
 
     write_text(
@@ -336,10 +332,8 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
                 if (json) out.append(rank, '[');
             }
             const std::int64_t count = std::min(per_chunk, total - next);
-            if (reads_rows) {
-                read_gathered_rows(one_thread, view, pages, elements.data(), next, count);
-            } else if (scattered) {
-                scattered->copy(one_thread, elements.data(), next, count);
+            if (gather_reads) {
+                gather_reads.copy(one_thread, elements.data(), next, count);
             } else {
                 copy_view(data, view, elements.data(), next, count);
                 input.before(next + count);

@@ -19,15 +19,13 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
-#include <optional>
 #include <system_error>
 #include <thread>
 
 #include "dtype.hpp"
 #include "input_paging.hpp"
 #include "output_file.hpp"
-#include "row_reads.hpp"
-#include "scattered_gather.hpp"
+#include "gather_reads.hpp"
 #include "write_sizes.hpp"
 #include "tslice/container.hpp"
 #include "tslice/copy.hpp"
@@ -278,9 +276,7 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     std::vector<std::byte> whole;
     InputPaging input(view, pages, sizes);
     const bool contiguous = !packs && view.is_c_contiguous();
-    const bool reads_rows = !packs && reads_gathered_rows(view, pages, sizes);
-    std::optional<ScatteredGather> scattered;
-    if (!reads_rows && ScatteredGather::suits(view, pages, sizes)) scattered.emplace(data, view, pages, sizes);
+    GatherReads gather_reads(data, view, pages, sizes);
     WorkerPool pool(view.element_count() * itemsize >= sizes.threaded_bytes ? options.threads : 1);
     const double bytes_read_per_element =
         input.releases() && view.element_count() > 0
@@ -309,12 +305,8 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
                         // one before it is written.
                         input.before(previous_first);
                         previous_first = first;
-                    } else if (reads_rows) {
-                        read_gathered_rows(pool, view, pages, scratch, first, count,
-                                           std::min(count, view.element_count() - first - count));
-                        input.before(first + count);
-                    } else if (scattered && !packs) {
-                        scattered->copy(pool, scratch, first, count);
+                    } else if (gather_reads && !packs) {
+                        gather_reads.copy(pool, scratch, first, count);
                     } else {
                         // Pieces of at most release_bytes read; a packed one, of chunk_bytes copied.
                         const double bytes_per_piece =
@@ -329,8 +321,8 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
                             const std::int64_t to = count * (piece + 1) / pieces;
                             if (packs) {
                                 whole.resize(static_cast<std::size_t>((to - from) * itemsize));
-                                if (scattered)
-                                    scattered->copy(pool, whole.data(), first + from, to - from);
+                                if (gather_reads)
+                                    gather_reads.copy(pool, whole.data(), first + from, to - from);
                                 else
                                     copy_view_parallel(pool, data, view, whole.data(), first + from, to - from);
                                 pack_elements(*packs, whole.data(), to - from, scratch + from * written);

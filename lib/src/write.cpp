@@ -290,9 +290,9 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
                     if (contiguous && pages.read) {
                         // Read into the chunk, not written from the mapping: write() from a
                         // file mapping took 1.3 to 1.4x as long for [1:-1] of a 1 GiB file (to
-                        // ext4 and to tmpfs alike; the kernel copies once either way, but
-                        // through the mapping it faults every page in first), and the reading
-                        // overlaps the writing of the chunk before.
+                        // ext4 and to tmpfs alike; why was not measured: likely the faults that
+                        // map each page first), and the reading overlaps the writing of the
+                        // chunk before.
                         pages.read(view.byte_offset + first * itemsize, count * itemsize, scratch);
                         input.before(first + count);
                     } else if (contiguous) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 
+#include "copy_plan.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/expr.hpp"
@@ -300,4 +301,27 @@ TEST_CASE("copy: table views equal the element-by-element reference") {
     }
     CHECK(gathers > 1500);
     CHECK(advanced > 500);
+}
+
+TEST_CASE("copy: the prefetch distance is a setting, and none is no prefetching at all") {
+    // Rows of 3 float32 8 bytes apart, 32 bytes from row to row: 20 bytes a row.
+    View view = View::contiguous({1000, 8}, 4);
+    view.shape = {1000, 3};
+    view.byte_strides = {32, 8};
+    const std::int64_t initial = prefetch_bytes();
+    const bool prefetches = plan_copy(view).set->prefetch;
+    CHECK(plan_copy(view).prefetch_ahead == (prefetches ? 64 : 0));  // 4096 bytes: at most 64 rows
+    set_prefetch_bytes(100);
+    CHECK(plan_copy(view).prefetch_ahead == (prefetches ? 5 : 0));
+    set_prefetch_bytes(1);
+    CHECK(plan_copy(view).prefetch_ahead == (prefetches ? 1 : 0));  // at least the next row
+    set_prefetch_bytes(0);
+    CHECK(plan_copy(view).prefetch_ahead == 0);
+    std::vector<std::byte> input(1000 * 32);
+    for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::byte>(i * 7);
+    std::vector<std::byte> out(1000 * 12);
+    copy_view(input.data(), view, out.data(), 0, 3000);
+    CHECK(out == reference_copy(input.data(), view));
+    set_prefetch_bytes(initial);
+    CHECK(plan_copy(view).prefetch_ahead == (prefetches ? 64 : 0));
 }

@@ -303,9 +303,12 @@ TEST_CASE("kernels: copy_view with every set gives the scalar set's bytes over r
 }
 
 TEST_CASE("kernels: copies past the default streaming threshold give the scalar set's bytes") {
-    // Outputs of 16-48 MiB, so that copy_view streams at the threshold the library ships with
-    // (the random plans above lower it instead): steps, reversals, odd item sizes, a 2-D
+    // Outputs of 16-48 MiB, streamed from 8 MiB (the default follows this CPU's cache), so
+    // that whole copies and both parts of a split one stream, over the full-size paths (the
+    // random plans above stream small ones): steps, reversals, odd item sizes, a 2-D
     // transpose (tiles) and a gather with out-of-range indices (a table view).
+    const std::size_t threshold = stream_threshold();
+    set_stream_threshold(std::size_t{8} << 20);
     std::mt19937_64 rng(20261125);
     constexpr std::int64_t kInputBytes = std::int64_t{48} << 20;
     Bytes data(static_cast<std::size_t>(kInputBytes));
@@ -352,7 +355,7 @@ TEST_CASE("kernels: copies past the default streaming threshold give the scalar 
             copy_view(data.data(), view, whole.data(), 0, count);
             CHECK(whole.guards_intact());
             CHECK(whole.bytes() == expected);
-            // The first part alone still streams; the rest is copied after it.
+            // The first part alone streams (at least half of 16 MiB); the rest after it.
             Output parts(bytes, rng() % 64);
             copy_view(data.data(), view, parts.data(), 0, cut);
             copy_view(data.data(), view, parts.data() + cut * static_cast<std::int64_t>(view.itemsize), cut, count - cut);
@@ -361,4 +364,5 @@ TEST_CASE("kernels: copies past the default streaming threshold give the scalar 
         }
         force_kernel_set("auto");
     }
+    set_stream_threshold(threshold);
 }

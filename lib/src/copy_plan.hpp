@@ -44,8 +44,14 @@ CopyPlan plan_copy(const View& view);
 // copies large enough that their output cannot stay in the caches anyway.
 bool copy_streams(const CopyPlan& plan, std::int64_t count);
 
-// The byte count from which copies stream (16 MiB): a setting for tests and benchmarks.
+// The byte count from which copies stream (half the last-level cache, see copy_plan.cpp);
+// setting it is for tests and benchmarks.
 std::size_t stream_threshold();
 void set_stream_threshold(std::size_t bytes);
+
+// How far ahead of the copied row the input is prefetched, in bytes of rows (4096; at most
+// 64 rows, at least one; 0: none): a setting for tests and benchmarks.
+std::int64_t prefetch_bytes();
+void set_prefetch_bytes(std::int64_t bytes);
 
 }  // namespace tslice

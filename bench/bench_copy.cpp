@@ -48,6 +48,7 @@
 #include <xtensor/xview.hpp>
 
 #include "cases.hpp"
+#include "copy_choices.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/gather.hpp"
@@ -651,6 +652,7 @@ int run(const Options& options) {
 
     Tally tally;
     int failures = 0, checked = 0;
+    std::vector<tslice::bench::ChoiceRow> choice_rows;
     std::unique_ptr<Input> input;
     for (const CaseSpec& spec : tslice::bench::cases()) {
         const bool gather = spec.kind == Kind::GatherRows || spec.kind == Kind::GatherColumns;
@@ -696,6 +698,14 @@ int run(const Options& options) {
         tslice::WorkerPool pool(options.threads);
         tslice::copy_view_parallel(pool, src, planned.view, out.data(), 0, count);
         verify("tslice allT", out.data(), out_bytes);
+        using tslice::bench::CopyAlternative;
+        const bool streams = tslice::copy_streams(tslice::plan_copy(planned.view), count);
+        for (int which = 0; which < CopyAlternative::kCount; ++which) {
+            const CopyAlternative alternative(which, streams);
+            std::memset(out.data(), 0x3C, out_bytes);
+            tslice::copy_view(src, planned.view, out.data(), 0, count);
+            verify(CopyAlternative::name(which), out.data(), out_bytes);
+        }
         double xt_first = 0;
         if (xt) {
             const auto start = std::chrono::steady_clock::now();
@@ -707,6 +717,7 @@ int run(const Options& options) {
         // Timed rounds; xtensor, often 10-30x slower, gets 3 rounds when it is slow.
         const int xt_reps = xt_first > 1.0 ? std::min(reps, 3) : reps;
         std::vector<double> t1, tn, mc_out, mc_out_n, mc_read, txt;
+        std::array<std::vector<double>, CopyAlternative::kCount> changed;
         // memcpy of the output bytes in one part per thread, cut at 4 KiB pages.
         const unsigned parts = pool.size();
         auto split_memcpy = [&] {
@@ -728,6 +739,10 @@ int run(const Options& options) {
             time(mc_out_n, split_memcpy);
             time(mc_read, [&] { std::memcpy(read_target.data(), src, read); });
             if (xt && round < xt_reps) time(txt, [&] { xt->run(); });
+            for (int which = 0; which < CopyAlternative::kCount; ++which) {
+                const CopyAlternative alternative(which, streams);
+                time(changed[which], [&] { tslice::copy_view(src, planned.view, out.data(), 0, count); });
+            }
         }
         // Once more after the timing, so a copy that only goes wrong when warm shows too.
         std::memset(out.data(), 0xA5, out_bytes);
@@ -752,6 +767,9 @@ int run(const Options& options) {
 
         const double m1 = median(t1), mn = median(tn), mo = median(mc_out), mon = median(mc_out_n),
                      mr = median(mc_read), mx = median(txt), mp = numpy.median;
+        tslice::bench::ChoiceRow choice{label, streams, tslice::plan_copy(planned.view).prefetch_ahead, m1, {}};
+        for (int which = 0; which < CopyAlternative::kCount; ++which) choice.changed[which] = median(changed[which]);
+        choice_rows.push_back(choice);
         const bool reversed_or_stepped = spec.kind == Kind::Reversed || spec.kind == Kind::Stepped;
         const bool large = out_bytes * 16 >= in_bytes;  // >= 64 MiB of a 1 GiB input
         const Target out_target{"<=",
@@ -780,6 +798,7 @@ int run(const Options& options) {
     std::printf("in-process targets: %d PASS, %d MISS%s; copies checked in %d cases: %s\n", tally.pass, tally.miss,
                 options.quick ? " (quick mode: not judged)" : "", checked,
                 failures ? (std::to_string(failures) + " DIFFER").c_str() : "all equal to the reference");
+    tslice::bench::print_choices(choice_rows, options.quick);
     return failures ? 1 : 0;
 }
 

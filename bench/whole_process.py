@@ -2,7 +2,9 @@
 (-N: no shell; warm page cache; output to a file in the bench directory), against
 
   - the I/O floor: tslice_io_floor maps the input and write()s as many bytes as tslice's output
-    file has, straight from the mapping (what any tool must at least do);
+    file has, straight from the mapping (what any tool must at least do); and the same bytes
+    read with pread() into a buffer and written from there (tslice_io_floor --pread), the
+    faster plain way on the benchmark machine, shown beside it;
   - numpy's one-liner: python3 -c "import numpy as np; np.save(OUT, np.load(IN)[EXPR])".
 
 Also: a 1 KiB .npy sliced to a file (start-up cost), --shape on the 1 GiB file, the peak
@@ -288,6 +290,7 @@ def main():
 
     out_tslice = os.path.join(args.dir, "out_tslice.npy")
     out_floor = os.path.join(args.dir, "out_floor.npy")
+    out_pread = os.path.join(args.dir, "out_pread_floor.npy")
     out_numpy = os.path.join(args.dir, "out_numpy.npy")
 
     def numpy_command(job, out, mmap=False):
@@ -305,23 +308,25 @@ def main():
           f"{args.runs or '3-11'} runs; {args.warmup} warm-up each)"
           + ("\nquick mode: small files; the numbers mean little and a MISS does not fail" if args.quick else ""))
     print("  floor: tslice_io_floor maps the input and write()s the bytes of tslice's output file from the "
-          "mapping; numpy: python3 -c \"np.save(OUT, np.load(IN)[EXPR])\"; mmap: the same with "
+          "mapping; pread: the same bytes read with pread() into a 1 MiB buffer and written from there "
+          "(not judged); numpy: python3 -c \"np.save(OUT, np.load(IN)[EXPR])\"; mmap: the same with "
           "np.load(IN, mmap_mode='r'); RSS: peak resident memory")
     print("  targets: tslice/floor <= 1.15 where the result is at least half the input, <= 2 for the row "
           "gather; RSS <= a quarter of a whole-input result, <= 128 MiB for the gathers; tslice never "
           "slower than either numpy (numpy/tslice >= 1)")
-    header = (f"{'case':<36} {'result MiB':>10} | {'tslice ms':>9} {'floor ms':>9} {'numpy ms':>9} {'mmap ms':>9} | "
-              f"{'tslice/floor':<17} {'numpy/floor':<11} {'mmap/floor':<10} {'numpy/tslice':<15} "
+    header = (f"{'case':<36} {'result MiB':>10} | {'tslice ms':>9} {'floor ms':>9} {'pread ms':>9} {'numpy ms':>9} "
+              f"{'mmap ms':>9} | {'tslice/floor':<17} {'tslice/pread':<12} {'numpy/floor':<11} {'mmap/floor':<10} {'numpy/tslice':<15} "
               f"{'mmap/tslice':<15} | {'tslice RSS MiB':<20} {'numpy RSS MiB':>13} {'mmap RSS MiB':>12} | output")
     print(header)
     sys.stdout.flush()
     for job in (j for j in jobs if j["kind"] == "case"):
         tslice = [args.tslice, job["input"]] + job["args"] + ["-o", out_tslice]
         floor = [args.floor, job["input"], out_floor, str(job["file_bytes"])]
+        pread_floor = [args.floor, "--pread", job["input"], out_pread, str(job["file_bytes"])]
         numpy = numpy_command(job, out_numpy)
         # One file at a time stays dirty in the page cache, so writeback does not start mid-run.
-        t_floor, t_tslice = alternating_medians([(floor, out_floor), (tslice, out_tslice)], rounds, runs,
-                                                args.warmup)
+        t_floor, t_pread, t_tslice = alternating_medians(
+            [(floor, out_floor), (pread_floor, out_pread), (tslice, out_tslice)], rounds, runs, args.warmup)
         rss_tslice = peak_rss_mib(args.peak_rss, tslice)
         t_numpy = hyperfine(numpy, numpy_runs, args.warmup, prepare=["rm", "-f", out_numpy])
         rss_numpy = peak_rss_mib(args.peak_rss, numpy)
@@ -349,8 +354,9 @@ def main():
         floor_bound = 2 if row_gather else 1.15
         rss_bound = 128 if gather else round(job["result"] / 4 / MiB)
         print(f"{job['label']:<36} {job['result'] / MiB:>10.1f} | {t_tslice * 1e3:>9.1f} {t_floor * 1e3:>9.1f} "
-              f"{t_numpy * 1e3:>9.1f} {t_mmap * 1e3:>9.1f} | "
+              f"{t_pread * 1e3:>9.1f} {t_numpy * 1e3:>9.1f} {t_mmap * 1e3:>9.1f} | "
               f"{tally.check(t_tslice / t_floor, '<=', floor_bound, large_result or row_gather):<17} "
+              f"{t_tslice / t_pread:<12.2f} "
               f"{t_numpy / t_floor:<11.2f} {t_mmap / t_floor:<10.2f} "
               f"{tally.check(t_numpy / t_tslice, '>=', 1):<15} {tally.check(t_mmap / t_tslice, '>=', 1):<15} | "
               f"{tally.check(rss_tslice, '<=', rss_bound, whole_result or gather, '{:.1f}'):<20} "

@@ -1,0 +1,87 @@
+// tslice's copy choices measured on this CPU: each in-process case copied on one thread as
+// tslice chooses, and with each choice changed: its stores streamed where they are not (or
+// not where they are), no rows prefetched, rows prefetched four times as far. Where a
+// choice was fixed by measuring one machine, this table shows on any other whether it
+// still holds there.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "copy_plan.hpp"
+#include "cpu_caches.hpp"
+
+namespace tslice::bench {
+
+// One changed choice, in force for the lifetime of the object.
+class CopyAlternative {
+public:
+    static constexpr int kCount = 3;
+    static const char* name(int which) {
+        static const char* const names[kCount] = {"stores flipped", "no prefetch", "prefetch x4"};
+        return names[which];
+    }
+
+    CopyAlternative(int which, bool chosen_streams) : threshold_(stream_threshold()), prefetch_(prefetch_bytes()) {
+        if (which == 0) set_stream_threshold(chosen_streams ? std::numeric_limits<std::size_t>::max() / 2 : 0);
+        if (which == 1) set_prefetch_bytes(0);
+        if (which == 2) set_prefetch_bytes(4 * prefetch_);
+    }
+    ~CopyAlternative() {
+        set_stream_threshold(threshold_);
+        set_prefetch_bytes(prefetch_);
+    }
+    CopyAlternative(const CopyAlternative&) = delete;
+    CopyAlternative& operator=(const CopyAlternative&) = delete;
+
+private:
+    std::size_t threshold_;
+    std::int64_t prefetch_;
+};
+
+struct ChoiceRow {
+    std::string label;
+    bool streams = false;
+    std::int64_t prefetch_rows = 0;
+    double chosen = 0;                          // median seconds
+    std::array<double, CopyAlternative::kCount> changed{};  // the same, per alternative
+};
+
+// The table, judged: a case passes if no alternative is more than 5% faster than tslice's
+// choice. Returns the number of misses.
+inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
+    const std::optional<std::size_t> cache = last_level_cache_bytes();
+    const std::string cache_text =
+        cache ? "half the " + std::to_string(*cache >> 20) + " MiB last-level cache" : "no cache size known: the default";
+    std::printf("\ncopy choices on this CPU (tslice on one thread, median ms): results of %zu MiB or more "
+                "stream their stores (%s); rows are prefetched up to %lld bytes ahead\n",
+                stream_threshold() >> 20, cache_text.c_str(), static_cast<long long>(prefetch_bytes()));
+    std::printf("%-24s %-9s %9s %9s %14s %12s %12s | %s\n", "case", "streams", "prefetch", "chosen",
+                CopyAlternative::name(0), CopyAlternative::name(1), CopyAlternative::name(2),
+                "best changed / chosen (>= 0.95)");
+    int pass = 0, miss = 0;
+    for (const ChoiceRow& row : rows) {
+        double best = row.changed[0];
+        int best_at = 0;
+        for (int which = 1; which < CopyAlternative::kCount; ++which)
+            if (row.changed[which] < best) best = row.changed[which], best_at = which;
+        const double ratio = best / row.chosen;
+        const bool ok = ratio >= 0.95;
+        (ok ? pass : miss) += 1;
+        char prefetch[32];
+        std::snprintf(prefetch, sizeof prefetch, "%lld rows", static_cast<long long>(row.prefetch_rows));
+        std::printf("%-24s %-9s %9s %9.2f %14.2f %12.2f %12.2f | %.2f %s%s%s\n", row.label.c_str(),
+                    row.streams ? "yes" : "no", prefetch, row.chosen * 1e3, row.changed[0] * 1e3,
+                    row.changed[1] * 1e3, row.changed[2] * 1e3, ratio, ok ? "PASS" : "MISS",
+                    ok ? "" : ": faster with ", ok ? "" : CopyAlternative::name(best_at));
+    }
+    std::printf("copy choices: %d PASS, %d MISS%s\n", pass, miss, quick ? " (quick mode: not judged)" : "");
+    return miss;
+}
+
+}  // namespace tslice::bench

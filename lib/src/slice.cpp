@@ -64,7 +64,7 @@ void slice_file(const SliceRequest& request) {
     const ArrayInFile& array = reading([&]() -> const ArrayInFile& { return select_array(arrays, request.key); });
     std::vector<OpSpec> ops = request.ops;
     read_indices_files(ops);
-    const Pipeline pipeline = plan_pipeline(array.shape, ops, request.expr, array.type.dtype);
+    Pipeline pipeline = plan_pipeline(array.shape, ops, request.expr, array.type.dtype);
     ops = {};  // the plan holds the indices now: a large gather's would be resident twice
     const ElementType type{pipeline.output_dtype(), array.type.safetensors_only};
 
@@ -76,6 +76,9 @@ void slice_file(const SliceRequest& request) {
     const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
     const ArrayData data = reading([&] { return ArrayData::open(input, array, what); });
     const Result result = apply_pipeline(pipeline, data.data(), data.view());
+    // The view's offset table holds all the write needs of a gather now: its indices would
+    // stay resident beside it, 8 bytes each.
+    pipeline = {};
     const InputPages pages = result.data == data.data() ? data.pages() : InputPages{};
     if (text) {
         write_values_as_text(request.output, format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv,

@@ -41,7 +41,8 @@ struct CopyPlan {
 CopyPlan plan_copy(const View& view);
 
 // Whether a call that copies `count` elements writes them with non-temporal stores: only
-// copies large enough that their output cannot stay in the caches anyway.
+// copies large enough that their output cannot stay in the caches anyway, of rows of at
+// least 1 KiB (see copy_plan.cpp).
 bool copy_streams(const CopyPlan& plan, std::int64_t count);
 
 // The byte count from which copies stream (half the last-level cache, see copy_plan.cpp);

@@ -8,7 +8,6 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,20 +26,19 @@ public:
         return names[which];
     }
 
-    CopyAlternative(int which, bool chosen_streams) : threshold_(stream_threshold()), prefetch_(prefetch_bytes()) {
-        if (which == 0) set_stream_threshold(chosen_streams ? std::numeric_limits<std::size_t>::max() / 2 : 0);
+    CopyAlternative(int which, bool chosen_streams) : prefetch_(prefetch_bytes()) {
+        if (which == 0) set_stream_choice(chosen_streams ? StreamChoice::Never : StreamChoice::Always);
         if (which == 1) set_prefetch_bytes(0);
         if (which == 2) set_prefetch_bytes(4 * prefetch_);
     }
     ~CopyAlternative() {
-        set_stream_threshold(threshold_);
+        set_stream_choice(StreamChoice::Chosen);
         set_prefetch_bytes(prefetch_);
     }
     CopyAlternative(const CopyAlternative&) = delete;
     CopyAlternative& operator=(const CopyAlternative&) = delete;
 
 private:
-    std::size_t threshold_;
     std::int64_t prefetch_;
 };
 
@@ -59,7 +57,8 @@ inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
     const std::string cache_text =
         cache ? "half the " + std::to_string(*cache >> 20) + " MiB last-level cache" : "no cache size known: the default";
     std::printf("\ncopy choices on this CPU (tslice on one thread, median ms): results of %zu MiB or more "
-                "stream their stores (%s); rows are prefetched up to %lld bytes ahead\n",
+                "stream their stores (%s), if their rows are 1 KiB or more and step by at most two elements; "
+                "rows are prefetched up to %lld bytes ahead\n",
                 stream_threshold() >> 20, cache_text.c_str(), static_cast<long long>(prefetch_bytes()));
     std::printf("%-24s %-9s %9s %9s %14s %12s %12s | %s\n", "case", "streams", "prefetch", "chosen",
                 CopyAlternative::name(0), CopyAlternative::name(1), CopyAlternative::name(2),

@@ -278,7 +278,9 @@ TEST_CASE("kernels: copy_view with every set gives the scalar set's bytes over r
         } else {
             cuts[1] = cuts[2] = count;
         }
+        // (and whatever their rows: the stream choice forced).
         set_stream_threshold(round % 3 == 0 ? std::uniform_int_distribution<std::size_t>(0, 30000)(rng) : threshold);
+        set_stream_choice(round % 3 == 0 ? StreamChoice::Always : StreamChoice::Chosen);
         Bytes expected;
         const std::size_t out_misalign = rng() % 64;
         for (const auto& name : names) {
@@ -298,6 +300,7 @@ TEST_CASE("kernels: copy_view with every set gives the scalar set's bytes over r
         ++views;
     }
     set_stream_threshold(threshold);
+    set_stream_choice(StreamChoice::Chosen);
     force_kernel_set("auto");
     CHECK(views == 2500);
 }
@@ -309,6 +312,7 @@ TEST_CASE("kernels: copies past the default streaming threshold give the scalar 
     // transpose (tiles) and a gather with out-of-range indices (a table view).
     const std::size_t threshold = stream_threshold();
     set_stream_threshold(std::size_t{8} << 20);
+    set_stream_choice(StreamChoice::Always);  // the transpose's rows would not stream by choice
     std::mt19937_64 rng(20261125);
     constexpr std::int64_t kInputBytes = std::int64_t{48} << 20;
     Bytes data(static_cast<std::size_t>(kInputBytes));
@@ -365,4 +369,31 @@ TEST_CASE("kernels: copies past the default streaming threshold give the scalar 
         force_kernel_set("auto");
     }
     set_stream_threshold(threshold);
+    set_stream_choice(StreamChoice::Chosen);
+}
+
+TEST_CASE("kernels: which copies stream by choice, and forcing it either way") {
+    const auto sliced = [](std::size_t itemsize, const Shape& shape, const std::string& expr) {
+        return apply_plan(plan_index(parse_index_expr(expr), shape), View::contiguous(shape, itemsize));
+    };
+    const std::int64_t big = std::int64_t{1} << 40;  // elements: past any threshold
+    const auto streams = [&](const View& view) { return copy_streams(plan_copy(view), big); };
+    const bool can = bool(kernels::active_set().stream_copy);
+    // Rows of 1 KiB and more, stepping by at most two elements.
+    CHECK(streams(sliced(4, {64, 1024, 1024}, "[1:-1]")) == can);
+    CHECK(streams(sliced(4, {64, 1024, 1024}, "[:, :, ::-1]")) == can);
+    CHECK(streams(sliced(4, {64, 1024, 1024}, "[:, :, ::2]")) == can);
+    CHECK(streams(sliced(4, {64, 1024, 1024}, "[:, :, 100:900]")) == can);
+    // Short rows, or sparse ones, are bound by their reads: not streamed.
+    CHECK_FALSE(streams(sliced(4, {64, 1024, 1024}, "[:, :, 0:64]")));
+    CHECK_FALSE(streams(sliced(4, {64, 1024, 1024}, "[:, :, ::3]")));
+    CHECK_FALSE(streams(sliced(4, {64, 1024, 1024}, "[:, :, ::-8]")));
+    // Below the threshold, nothing streams.
+    CHECK_FALSE(copy_streams(plan_copy(sliced(4, {64, 1024, 1024}, "[1:-1]")), 1000));
+    set_stream_choice(StreamChoice::Always);
+    CHECK(streams(sliced(4, {64, 1024, 1024}, "[:, :, ::3]")) == can);
+    CHECK(copy_streams(plan_copy(sliced(4, {64, 1024, 1024}, "[1:-1]")), 1000) == can);
+    set_stream_choice(StreamChoice::Never);
+    CHECK_FALSE(streams(sliced(4, {64, 1024, 1024}, "[1:-1]")));
+    set_stream_choice(StreamChoice::Chosen);
 }

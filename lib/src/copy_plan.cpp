@@ -33,6 +33,7 @@ constexpr std::size_t kStreamRowBytes = 1024;
 
 constexpr std::size_t kDefaultStreamBytes = ~std::size_t{0};  // stream_bytes not set
 std::atomic<std::size_t> stream_bytes{kDefaultStreamBytes};
+std::atomic<StreamChoice> stream_choice_setting{StreamChoice::Chosen};
 
 // Rows ahead of the copied one are prefetched up to this many bytes on (see copy.cpp).
 std::atomic<std::int64_t> prefetch_ahead_bytes{4096};
@@ -91,7 +92,11 @@ CopyPlan plan_copy(const View& view) {
     return plan;
 }
 
+StreamChoice stream_choice() { return stream_choice_setting.load(std::memory_order_relaxed); }
+void set_stream_choice(StreamChoice choice) { stream_choice_setting.store(choice); }
+
 bool copy_streams(const CopyPlan& plan, std::int64_t count) {
+    const StreamChoice choice = stream_choice();
     // The staging buffer holds at least eight elements. Rows of less than kStreamRowBytes
     // are written in place: short runs, each from its own part of the input, are latency
     // bound, and the streamed stores took the line buffers their loads wait on (measured on
@@ -101,8 +106,9 @@ bool copy_streams(const CopyPlan& plan, std::int64_t count) {
     // than they write (every third float32: 1.36x slower streamed; every other: 1.2x faster).
     const auto row_bytes = static_cast<std::size_t>(plan.row_length) * plan.layout.itemsize;
     const auto step = static_cast<std::size_t>(std::abs(plan.inner_stride));
-    return plan.set->stream_copy != nullptr && plan.layout.itemsize <= kStageBytes / 8 &&
-           row_bytes >= kStreamRowBytes && step <= 2 * plan.layout.itemsize &&
+    const bool can_stream = plan.set->stream_copy != nullptr && plan.layout.itemsize <= kStageBytes / 8;
+    if (choice != StreamChoice::Chosen) return can_stream && choice == StreamChoice::Always;
+    return can_stream && row_bytes >= kStreamRowBytes && step <= 2 * plan.layout.itemsize &&
            static_cast<std::size_t>(count) * plan.layout.itemsize >= stream_threshold();
 }
 

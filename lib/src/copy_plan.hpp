@@ -50,6 +50,12 @@ bool copy_streams(const CopyPlan& plan, std::int64_t count);
 std::size_t stream_threshold();
 void set_stream_threshold(std::size_t bytes);
 
+// Whether copies stream: as copy_streams decides (the default), or always (as far as the
+// staging buffer allows) or never, whatever the size and the rows: for tests and benchmarks.
+enum class StreamChoice { Chosen, Always, Never };
+StreamChoice stream_choice();
+void set_stream_choice(StreamChoice choice);
+
 // How far ahead of the copied row the input is prefetched, in bytes of rows (4096; at most
 // 64 rows, at least one; 0: none): a setting for tests and benchmarks.
 std::int64_t prefetch_bytes();

@@ -72,6 +72,11 @@ inline const std::vector<CaseSpec>& cases() {
         {"f4", "[::-1, ::-1, ::-1]", Kind::Reversed},
         {"f4", "[..., 5]", Kind::Stepped},
         {"f4", "[:, ::3, 1::4]", Kind::Stepped},
+        // Short rows, and steps of several elements either way: where the shuffling kernel
+        // and streamed stores lost to the plain loop (numpy was 2x faster on [:, :, ::-8]).
+        {"f4", "[:, :, :64]", Kind::Stepped},
+        {"f4", "[:, :, ::5]", Kind::Stepped},
+        {"f4", "[:, :, ::-8]", Kind::Stepped},
         {"u1", "[:, :, ::-1]", Kind::Reversed},
         {"f8", "[:, :, ::-1]", Kind::Reversed},
         {"rows_f4", "", Kind::GatherRows, 0, "rows_idx"},

@@ -28,8 +28,9 @@
 // - reversed (stride == -S; S = 1, 2, 4, 8, 16): load a register from the row's far end,
 //   reverse its elements, store; a row that is not a whole number of registers ends with
 //   one overlapping register instead of a scalar tail.
-// - stepped (stride = k * S, 2 <= |k|, |stride| <= 64 bytes; S = 1, 2, and for S = 4, 8
-//   only |k| = 2, where it measured faster than the plain loop): read the row's
+// - stepped (stride = k * S, 2 <= |k|, |stride| <= 64 bytes; S = 1, 2 but for backward
+//   steps of 6 or more, and for S = 4, 8 only |k| = 2: where it measured faster than the
+//   plain loop): read the row's
 //   bytes whole, a register at a time, and shuffle the wanted elements of each register to
 //   its front with a mask from a table (prepared once per copy); the masks repeat every
 //   `period` registers. Each register's result is stored whole and the output pointer
@@ -37,8 +38,8 @@
 //   negative step uses masks that also reverse. Near the row's end the results go through
 //   a buffer, and the last register is the one ending nearest the row's end that has a
 //   table entry, leaving at most one element to copy alone.
-// - strided (anything else: large steps, other item sizes, steps of 3 or more elements
-//   of 4 and 8 bytes): a plain loop.
+// - strided (anything else: large steps, other item sizes, the steps above that the
+//   stepped kernel leaves): a plain loop.
 // - stream_copy: memcpy with non-temporal stores, for copy.cpp's streamed output.
 // - tile (2-D): a plane whose rows are close together in the input and whose columns are
 //   far apart (a transpose) is copied in blocks of columns, a cache line of each column at a
@@ -269,9 +270,11 @@ struct Body {
             // measured on 1 GiB inputs (AMD EPYC, AVX-512, rows prefetched as copy.cpp does),
             // rows of 4 KiB stepped by 3 to 12 float32 or float64 elements, either way, took
             // 1.1 to 3.3x as long shuffled (float32 every 8th backwards: 104 against 32 ms),
-            // and long rows as long or longer. Narrower elements and steps of two stay
-            // shuffled: the plain loop took up to 2.2x as long for uint8.
-            const bool plain_is_faster = size >= 4 && step > 2 * size;
+            // and long rows as long or longer. For 1- and 2-byte elements only backward steps
+            // of 6 elements or more (uint8 every 8th backwards: 118 against 50 ms; int16 every
+            // 6th: 90 against 38); shorter or forward steps of them stay shuffled, where the
+            // plain loop took up to 2.4x as long (uint8 every 3rd: 130 against 53 ms).
+            const bool plain_is_faster = step > 2 * size && (size >= 4 || (stride < 0 && step >= 6 * size));
             if (step % size == 0 && step >= 2 * size && step <= kMaxStepBytes && length * step >= 2 * W &&
                 !plain_is_faster) {
                 if (stride < 0) {

@@ -699,7 +699,8 @@ int run(const Options& options) {
         tslice::copy_view_parallel(pool, src, planned.view, out.data(), 0, count);
         verify("tslice allT", out.data(), out_bytes);
         using tslice::bench::CopyAlternative;
-        const bool streams = tslice::copy_streams(tslice::plan_copy(planned.view), count);
+        const tslice::CopyPlan copy_plan = tslice::plan_copy(planned.view);
+        const bool streams = tslice::copy_streams(copy_plan, count);
         for (int which = 0; which < CopyAlternative::kCount; ++which) {
             const CopyAlternative alternative(which, streams);
             std::memset(out.data(), 0x3C, out_bytes);
@@ -767,7 +768,7 @@ int run(const Options& options) {
 
         const double m1 = median(t1), mn = median(tn), mo = median(mc_out), mon = median(mc_out_n),
                      mr = median(mc_read), mx = median(txt), mp = numpy.median;
-        tslice::bench::ChoiceRow choice{label, streams, tslice::plan_copy(planned.view).prefetch_ahead, m1, {}};
+        tslice::bench::ChoiceRow choice{label, streams, copy_plan.prefetch_ahead, m1, {}};
         for (int which = 0; which < CopyAlternative::kCount; ++which) choice.changed[which] = median(changed[which]);
         choice_rows.push_back(choice);
         const bool reversed_or_stepped = spec.kind == Kind::Reversed || spec.kind == Kind::Stepped;

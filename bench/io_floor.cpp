@@ -69,7 +69,6 @@ int main(int argc, char** argv) {
     };
     for (unsigned long long done = 0; done < wanted;) {
         const unsigned long long part = wanted - done < kPiece ? wanted - done : kPiece;
-        const char* from = data + done;
         if (use_pread) {
             for (unsigned long long have = 0; have < part;) {
                 const ssize_t got = pread(fd, buffer.data() + have, part - have, static_cast<off_t>(done + have));
@@ -77,9 +76,8 @@ int main(int argc, char** argv) {
                 if (got <= 0) return fail("cannot read", in);
                 have += static_cast<unsigned long long>(got);
             }
-            from = buffer.data();
         }
-        if (!write_all(from, part)) return fail("cannot write", out);
+        if (!write_all(use_pread ? buffer.data() : data + done, part)) return fail("cannot write", out);
         done += part;
     }
     if (close(ofd) != 0) return fail("cannot write", out);

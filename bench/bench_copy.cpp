@@ -768,7 +768,7 @@ int run(const Options& options) {
 
         const double m1 = median(t1), mn = median(tn), mo = median(mc_out), mon = median(mc_out_n),
                      mr = median(mc_read), mx = median(txt), mp = numpy.median;
-        tslice::bench::ChoiceRow choice{label, streams, copy_plan.prefetch_ahead, m1, {}};
+        tslice::bench::ChoiceRow choice{label, streams, copy_plan.prefetch_ahead, copy_plan.lines_ahead, m1, {}};
         for (int which = 0; which < CopyAlternative::kCount; ++which) choice.changed[which] = median(changed[which]);
         choice_rows.push_back(choice);
         const bool reversed_or_stepped = spec.kind == Kind::Reversed || spec.kind == Kind::Stepped;

@@ -1,6 +1,6 @@
 // tslice's copy choices measured on this CPU: each in-process case copied on one thread as
 // tslice chooses, and with each choice changed: its stores streamed where they are not (or
-// not where they are), no rows prefetched, rows prefetched four times as far. Where a
+// not where they are), nothing prefetched, the input prefetched four times as far. Where a
 // choice was fixed by measuring one machine, this table shows on any other whether it
 // still holds there.
 #pragma once
@@ -26,14 +26,14 @@ public:
         return names[which];
     }
 
-    CopyAlternative(int which, bool chosen_streams) : prefetch_(prefetch_bytes()) {
+    CopyAlternative(int which, bool chosen_streams) : prefetch_(prefetch_lines()) {
         if (which == 0) set_stream_choice(chosen_streams ? StreamChoice::Never : StreamChoice::Always);
-        if (which == 1) set_prefetch_bytes(0);
-        if (which == 2) set_prefetch_bytes(4 * prefetch_);
+        if (which == 1) set_prefetch_lines(0);
+        if (which == 2) set_prefetch_lines(4 * prefetch_);
     }
     ~CopyAlternative() {
         set_stream_choice(StreamChoice::Chosen);
-        set_prefetch_bytes(prefetch_);
+        set_prefetch_lines(prefetch_);
     }
     CopyAlternative(const CopyAlternative&) = delete;
     CopyAlternative& operator=(const CopyAlternative&) = delete;
@@ -46,6 +46,7 @@ struct ChoiceRow {
     std::string label;
     bool streams = false;
     std::int64_t prefetch_rows = 0;
+    std::int64_t lines_ahead = 0;  // in the row itself (rows of sparse elements)
     double chosen = 0;                          // median seconds
     std::array<double, CopyAlternative::kCount> changed{};  // the same, per alternative
 };
@@ -58,8 +59,8 @@ inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
         cache ? "half the " + std::to_string(*cache >> 20) + " MiB last-level cache" : "no cache size known: the default";
     std::printf("\ncopy choices on this CPU (tslice on one thread, median ms): results of %zu MiB or more "
                 "stream their stores (%s), if their rows are 1 KiB or more and step by at most two elements; "
-                "rows are prefetched up to %lld bytes ahead\n",
-                stream_threshold() >> 20, cache_text.c_str(), static_cast<long long>(prefetch_bytes()));
+                "the input is prefetched %lld lines ahead\n",
+                stream_threshold() >> 20, cache_text.c_str(), static_cast<long long>(prefetch_lines()));
     std::printf("%-24s %-9s %9s %9s %14s %12s %12s | %s\n", "case", "streams", "prefetch", "chosen",
                 CopyAlternative::name(0), CopyAlternative::name(1), CopyAlternative::name(2),
                 "best changed / chosen (>= 0.95)");
@@ -73,7 +74,11 @@ inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
         const bool ok = ratio >= 0.95;
         (ok ? pass : miss) += 1;
         char prefetch[32];
-        std::snprintf(prefetch, sizeof prefetch, "%lld rows", static_cast<long long>(row.prefetch_rows));
+        if (row.lines_ahead > 0) {
+            std::snprintf(prefetch, sizeof prefetch, "%lld el.", static_cast<long long>(row.lines_ahead));
+        } else {
+            std::snprintf(prefetch, sizeof prefetch, "%lld rows", static_cast<long long>(row.prefetch_rows));
+        }
         std::printf("%-24s %-9s %9s %9.2f %14.2f %12.2f %12.2f | %.2f %s%s%s\n", row.label.c_str(),
                     row.streams ? "yes" : "no", prefetch, row.chosen * 1e3, row.changed[0] * 1e3,
                     row.changed[1] * 1e3, row.changed[2] * 1e3, ratio, ok ? "PASS" : "MISS",

@@ -3,6 +3,7 @@
 // (gathers, and slices of gathers) the same way.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -303,25 +304,84 @@ TEST_CASE("copy: table views equal the element-by-element reference") {
     CHECK(advanced > 500);
 }
 
-TEST_CASE("copy: the prefetch distance is a setting, and none is no prefetching at all") {
-    // Rows of 3 float32 8 bytes apart, 32 bytes from row to row: 20 bytes a row.
+TEST_CASE("copy: the prefetch distance is a setting in lines, and none is no prefetching at all") {
+    // Rows of 3 float32 8 bytes apart, 32 bytes from row to row: one line a row.
     View view = View::contiguous({1000, 8}, 4);
     view.shape = {1000, 3};
     view.byte_strides = {32, 8};
-    const std::int64_t initial = prefetch_bytes();
+    const std::int64_t initial = prefetch_lines();
     const bool prefetches = plan_copy(view).set->prefetch;
-    CHECK(plan_copy(view).prefetch_ahead == (prefetches ? 64 : 0));  // 4096 bytes: at most 64 rows
-    set_prefetch_bytes(100);
+    CHECK(plan_copy(view).prefetch_ahead == (prefetches ? 64 : 0));  // 128 lines: at most 64 rows
+    CHECK(plan_copy(view).lines_ahead == 0);
+    set_prefetch_lines(5);
     CHECK(plan_copy(view).prefetch_ahead == (prefetches ? 5 : 0));
-    set_prefetch_bytes(1);
+    set_prefetch_lines(1);
     CHECK(plan_copy(view).prefetch_ahead == (prefetches ? 1 : 0));  // at least the next row
-    set_prefetch_bytes(0);
+    set_prefetch_lines(0);
     CHECK(plan_copy(view).prefetch_ahead == 0);
     std::vector<std::byte> input(1000 * 32);
     for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::byte>(i * 7);
     std::vector<std::byte> out(1000 * 12);
     copy_view(input.data(), view, out.data(), 0, 3000);
     CHECK(out == reference_copy(input.data(), view));
-    set_prefetch_bytes(initial);
+    set_prefetch_lines(initial);
     CHECK(plan_copy(view).prefetch_ahead == (prefetches ? 64 : 0));
+
+    // Rows of 16 float32 256 bytes apart (every other 4 KiB) read a line an element: 8 rows
+    // make 128 lines.
+    View sparse = View::contiguous({100, 2, 16, 64}, 4);
+    sparse.shape = {100, 16};
+    sparse.byte_strides = {8192, 256};
+    CHECK(plan_copy(sparse).prefetch_ahead == (prefetches ? 8 : 0));
+    CHECK(plan_copy(sparse).lines_ahead == 0);
+}
+
+TEST_CASE("copy: long rows of elements 1 KiB or more apart prefetch their own elements ahead") {
+    // One float32 of every 256, forwards and backwards, as one row or in rows of 100, 64, 65
+    // or 7 elements (each row 512 bytes past where the last one ended, so they stay rows).
+    std::mt19937_64 rng(7);
+    std::vector<std::byte> input(std::size_t{8} << 20);
+    for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::byte>(i * 13 + (i >> 12));
+    const bool prefetches = plan_copy(View::contiguous({4, 4}, 4)).set->prefetch;
+    for (std::int64_t row : {std::int64_t{4096}, std::int64_t{100}, std::int64_t{64}, std::int64_t{65}, std::int64_t{7}}) {
+        for (const std::int64_t direction : {1, -1}) {
+            View view = View::contiguous({4096}, 4);
+            view.shape = {4096 / row, row};
+            view.byte_strides = {(row * 1024 + 512) * direction, 1024 * direction};
+            view.byte_offset = direction > 0 ? 12 : static_cast<std::int64_t>(input.size()) - 1024 + 12;
+            CAPTURE(row);
+            CAPTURE(direction);
+            CHECK(plan_copy(view).lines_ahead == (prefetches ? 64 : 0));
+            const std::vector<std::byte> expected = reference_copy(input.data(), view);
+            std::vector<std::byte> out(expected.size());
+            copy_view(input.data(), view, out.data(), 0, view.element_count());
+            CHECK(out == expected);
+            // In parts that start and end inside rows, as the writer's chunks do.
+            std::fill(out.begin(), out.end(), std::byte{0});
+            const std::int64_t count = view.element_count();
+            for (std::int64_t first = 0; first < count;) {
+                const std::int64_t n = std::min<std::int64_t>(count - first, 1 + static_cast<std::int64_t>(rng() % 300));
+                copy_view(input.data(), view, out.data() + first * 4, first, n);
+                first += n;
+            }
+            CHECK(out == expected);
+        }
+    }
+
+    // The block of a gather: a column of each gathered (300, 256) float32 matrix, one of them
+    // out of range (zeros).
+    GatherSpec spec;
+    spec.indices = IntArray{{4}, {2, 9, 0, 5}};
+    const Shape shape{6, 300, 256};
+    const View gathered = apply_gather(plan_gather(spec, shape, "op"), View::contiguous(shape, 4));
+    const View column = apply_plan(plan_index(parse_index_expr("[:, ::-1, 3]"), gathered.shape), gathered);
+    const CopyPlan plan = plan_copy(column);
+    CHECK(plan.method == CopyPlan::Method::TableRows);
+    CHECK(plan.row_length == 300);
+    CHECK(plan.lines_ahead == (prefetches ? 64 : 0));
+    const std::vector<std::byte> expected = reference_copy(input.data(), column);
+    std::vector<std::byte> out(expected.size(), std::byte{1});
+    copy_view(input.data(), column, out.data(), 0, column.element_count());
+    CHECK(out == expected);
+    CHECK(std::all_of(out.begin() + 1200, out.begin() + 2400, [](std::byte b) { return b == std::byte{0}; }));
 }

@@ -35,6 +35,9 @@ struct CopyPlan {
     // Rows ahead whose input lines are prefetched while a row is copied; 0 for none (tiles,
     // and the reference set, whose loop stays the plain one).
     std::int64_t prefetch_ahead = 0;
+    // For rows whose elements lie 1 KiB or more apart, longer than this: how many elements
+    // ahead in the row itself its lines are prefetched; 0 for none.
+    std::int64_t lines_ahead = 0;
 };
 
 // For a view with at least one element.
@@ -56,9 +59,11 @@ enum class StreamChoice { Chosen, Always, Never };
 StreamChoice stream_choice();
 void set_stream_choice(StreamChoice choice);
 
-// How far ahead of the copied row the input is prefetched, in bytes of rows (4096; at most
-// 64 rows, at least one; 0: none): a setting for tests and benchmarks.
-std::int64_t prefetch_bytes();
-void set_prefetch_bytes(std::int64_t bytes);
+// How far ahead of the copy the input is prefetched, in cache lines (128; 0: none): the rows
+// that hold that many lines (at most 64 rows, at least one), and for long rows of elements
+// 1 KiB or more apart, half that many elements on in the row. A setting for tests and
+// benchmarks.
+std::int64_t prefetch_lines();
+void set_prefetch_lines(std::int64_t lines);
 
 }  // namespace tslice

@@ -193,7 +193,11 @@ private:
 // offset and its table position.
 class Odometer {
 public:
-    Odometer(const View& layout, std::int64_t row) : layout_(layout), index(layout.rank(), 0) {
+    Odometer(const View& layout, std::int64_t row)
+        : layout_(layout), index(layout.rank(), 0), axis_(layout.rank() >= 2 ? layout.rank() - 2 : 0),
+          stride_(layout.rank() >= 2 ? layout.byte_strides[axis_] : 0),
+          extent_(layout.rank() >= 2 ? layout.shape[axis_] : 1),
+          table_stride_(layout.rank() >= 2 && layout.has_table() ? layout.table_strides[axis_] : 0) {
         const bool table = layout.has_table();
         for (std::size_t axis = layout.rank() - 1; axis-- > 0;) {
             index[axis] = row % layout.shape[axis];
@@ -204,13 +208,22 @@ public:
     }
 
     // Steps `rows` rows on (at most what is left of the second innermost axis). Past the
-    // last row it points nowhere: the caller never copies that row.
+    // last row it points nowhere: the caller never copies that row. The second innermost
+    // axis is kept at hand: stepping through the view's arrays for it every row cost rows
+    // of 256 bytes a tenth of their time.
     void step(std::int64_t rows) {
+        std::int64_t& at = index[axis_];
+        at += rows;
+        offset += rows * stride_;
+        table += rows * table_stride_;
+        if (at == extent_ && axis_ > 0) carry();
+    }
+
+private:
+    // The second innermost axis has run out: on to the next index of the axes outside it.
+    void carry() {
         const bool has_table = layout_.has_table();
-        std::size_t axis = layout_.rank() - 2;
-        index[axis] += rows;
-        offset += rows * layout_.byte_strides[axis];
-        if (has_table) table += rows * layout_.table_strides[axis];
+        std::size_t axis = axis_;
         while (index[axis] == layout_.shape[axis] && axis > 0) {
             offset -= index[axis] * layout_.byte_strides[axis];
             if (has_table) table -= index[axis] * layout_.table_strides[axis];
@@ -222,12 +235,15 @@ public:
         }
     }
 
-private:
     const View& layout_;
 
 public:
     std::vector<std::int64_t> index;
     std::int64_t offset = 0, table = 0;
+
+private:
+    std::size_t axis_;
+    std::int64_t stride_, extent_, table_stride_;
 };
 
 // Prefetching rows. The hardware prefetchers follow one stream of rising (or falling)
@@ -400,24 +416,39 @@ private:
         if (walks_table) {
             const std::int64_t pieces =
                 std::clamp<std::int64_t>(run / kTablePiece, 1, std::max<std::int64_t>(elements.count, 1));
-            for (std::int64_t piece = 0; piece < pieces; ++piece) {
+            in_pieces(run, pieces, [&](std::int64_t piece) {
                 elements.prefetch(elements.count * piece / pieces, elements.count * (piece + 1) / pieces);
-                const std::int64_t from = run * piece / pieces;
-                copy_part(from, run * (piece + 1) / pieces - from);
-            }
+            });
         } else if (plan_.lines_ahead > 0 && run > plan_.lines_ahead) {
             copy_sparse_row(run, lines);
         } else {
             const std::int64_t pieces =
                 std::clamp<std::int64_t>(run * element_bytes_ / kPiece, 1, std::max<std::int64_t>(lines.count, 1));
             const bool backwards = plan_.inner_stride < 0;
-            for (std::int64_t piece = 0; piece < pieces; ++piece) {
+            in_pieces(run, pieces, [&](std::int64_t piece) {
                 lines.prefetch(lines.count * piece / pieces, lines.count * (piece + 1) / pieces, backwards);
-                const std::int64_t from = run * piece / pieces;
-                copy_part(from, run * (piece + 1) / pieces - from);
-            }
+            });
         }
         count_ -= run;
+    }
+
+    // The run of `run` elements of the current row in `pieces` nearly equal pieces, each
+    // after prefetch(piece). A dense row of one piece skips the divisions: rows of 256 bytes
+    // 4 KiB apart (1 GiB float32) took 6.0 ms with them, 5.6 without, rows of 128 bytes 5.8
+    // and 4.5. Strided rows keep them: rows of 16 float32 256 bytes apart took twice as
+    // long without (4.7 against 9.8 ms), for a reason we did not find.
+    template <class Prefetch>
+    TSLICE_INLINE void in_pieces(std::int64_t run, std::int64_t pieces, Prefetch&& prefetch) {
+        if (pieces == 1 && plan_.row.stride == item_bytes()) {
+            prefetch(0);
+            copy_part(0, run);
+            return;
+        }
+        for (std::int64_t piece = 0; piece < pieces; ++piece) {
+            prefetch(piece);
+            const std::int64_t from = run * piece / pieces;
+            copy_part(from, run * (piece + 1) / pieces - from);
+        }
     }
 
     // A run of a row with a line per element, longer than the prefetch reach: in pieces of

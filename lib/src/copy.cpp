@@ -23,16 +23,14 @@
 #include <cstring>
 
 #include "copy_plan.hpp"
+#include "copy_prefetch.hpp"
+#include "copy_sink.hpp"
 #include "kernels.hpp"
 
 namespace tslice {
 namespace {
 
-using kernels::KernelSet;
-using kernels::RowKernel;
-
 constexpr std::int64_t kZero = View::kZeroElement;
-
 
 // A row whose elements each have their own table entry: element i is at
 // src + i * stride + table[i * table_stride], or zeros for kZero.
@@ -75,119 +73,6 @@ TableRowKernel choose_table_row_kernel(std::size_t itemsize) {
     }
 }
 
-// The output of one copy, in order: written in place, or staged and streamed.
-class Sink {
-public:
-    Sink(std::byte* dst, std::size_t itemsize, const KernelSet& set, bool stream)
-        : dst_(dst), itemsize_(static_cast<std::int64_t>(itemsize)), set_(set), stream_(stream) {
-        // Each fill ends on a cache-line boundary, so that flushes stream whole lines.
-        limit_ = static_cast<std::int64_t>(kStageBytes - (reinterpret_cast<std::uintptr_t>(dst) & 63));
-    }
-    Sink(const Sink&) = delete;
-    Sink& operator=(const Sink&) = delete;
-
-    // Appends n elements; produce(out, from, m) writes elements [from, from + m) of them to out.
-    template <class Produce>
-    void put(std::int64_t n, Produce&& produce) {
-        if (!stream_) {
-            produce(dst_, 0, n);
-            dst_ += n * itemsize_;
-            return;
-        }
-        for (std::int64_t from = 0; from < n;) {
-            const std::int64_t m = std::min((limit_ - fill_) / itemsize_, n - from);
-            if (m == 0) {
-                flush();
-                continue;
-            }
-            produce(stage_ + fill_, from, m);
-            fill_ += m * itemsize_;
-            from += m;
-        }
-    }
-
-    // Appends a row.
-    void put_row(const RowKernel& row, const std::byte* src, std::int64_t n) {
-        if (row.stride == itemsize_) {
-            put_bytes(src, n * itemsize_);
-            return;
-        }
-        const std::int64_t stride = row.stride;
-        put(n, [&](std::byte* out, std::int64_t from, std::int64_t m) { row(src + from * stride, out, m); });
-    }
-
-    // Appends bytes as they are. Streaming, the whole output lines among them go straight from
-    // the input; the part lines at either end through the stage, so that every line is
-    // streamed whole.
-    void put_bytes(const std::byte* src, std::int64_t bytes) {
-        if (!stream_) {
-            std::memcpy(dst_, src, static_cast<std::size_t>(bytes));
-            dst_ += bytes;
-            return;
-        }
-        const auto at = reinterpret_cast<std::uintptr_t>(dst_ + fill_);
-        const std::int64_t head = std::min<std::int64_t>(bytes, static_cast<std::int64_t>((64 - (at & 63)) & 63));
-        stage(src, head);
-        src += head;
-        bytes -= head;
-        if (bytes >= 64) {
-            flush();  // ends on a line boundary
-            const std::int64_t lines = bytes & ~std::int64_t{63};
-            set_.stream_copy(dst_, src, static_cast<std::size_t>(lines));
-            dst_ += lines;
-            src += lines;
-            bytes -= lines;
-        }
-        stage(src, bytes);
-    }
-
-    void put_zeros(std::int64_t n) {
-        put(n, [&](std::byte* out, std::int64_t, std::int64_t m) { std::memset(out, 0, static_cast<std::size_t>(m * itemsize_)); });
-    }
-
-    // Room for `bytes` written in place, by a kernel that writes them in its own order.
-    std::byte* direct(std::int64_t bytes) {
-        flush();
-        std::byte* at = dst_;
-        dst_ += bytes;
-        return at;
-    }
-
-    void finish() {
-        if (!stream_) return;
-        flush();
-        set_.stream_fence();
-    }
-
-private:
-    void stage(const std::byte* src, std::int64_t bytes) {
-        while (bytes > 0) {
-            if (fill_ == limit_) flush();
-            const std::int64_t m = std::min(limit_ - fill_, bytes);
-            std::memcpy(stage_ + fill_, src, static_cast<std::size_t>(m));
-            fill_ += m;
-            src += m;
-            bytes -= m;
-        }
-    }
-
-    // Streams the stage out; the next fill ends on a cache-line boundary.
-    void flush() {
-        if (fill_ > 0) {
-            set_.stream_copy(dst_, stage_, static_cast<std::size_t>(fill_));
-            dst_ += fill_;
-            fill_ = 0;
-        }
-        limit_ = static_cast<std::int64_t>(kStageBytes - (reinterpret_cast<std::uintptr_t>(dst_) & 63));
-    }
-
-    std::byte* dst_;
-    const std::int64_t itemsize_;
-    const KernelSet& set_;
-    const bool stream_;
-    std::int64_t fill_ = 0, limit_ = 0;
-    alignas(64) std::byte stage_[kStageBytes];
-};
 
 // The outer axes' odometer: the multi-index of a row (every axis but the innermost), its byte
 // offset and its table position.
@@ -246,102 +131,6 @@ private:
     std::int64_t stride_, extent_, table_stride_;
 };
 
-// Prefetching rows. The hardware prefetchers follow one stream of rising (or falling)
-// addresses, but not rows that each start a new page and then run backwards, or that skip
-// part of each page: measured on Zen 4, such copies ran at half speed without help. So while
-// a row is copied, the lines of the rows that hold the next 128 lines or so (copy_plan.cpp)
-// are prefetched, a share before each piece of the row (not all at once, which starves the copy's own loads), in rising order
-// whatever the row's direction, and whole pages where the row covers most of them (reading
-// the rest of a page costs less than leaving a gap in it). Rows read forwards prefetch into
-// L2 (prefetcht2) and rows read backwards into L1 (prefetcht0): what measured fastest.
-// A row whose elements lie 1 KiB or more apart, longer than that, also prefetches its own
-// elements 64 on (the column of a matrix: each element on a page of its own, which no
-// hardware prefetcher follows; every 4 KiB of 1 GiB float32 copied in half the time).
-constexpr std::int64_t kPrefetchMost = 65536;  // bytes of a row prefetched, in its reading order
-constexpr std::int64_t kPiece = 1024;          // input bytes copied between prefetches
-constexpr std::int64_t kTablePiece = 16;       // elements looked up between prefetches
-constexpr std::int64_t kSparsePiece = 16;      // elements of a line each copied between prefetches
-
-// GCC 12 takes a loop of nothing but __builtin_prefetch for one without effects and deletes
-// it (its mod/ref analysis), hence the asm on x86.
-template <bool ToL1>
-inline void prefetch_line(const void* address) {
-#if defined(__x86_64__) || defined(__i386__)
-    if constexpr (ToL1) {
-        asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(address)));
-    } else {
-        asm volatile("prefetcht2 %0" : : "m"(*static_cast<const char*>(address)));
-    }
-#else
-    __builtin_prefetch(address, 0, ToL1 ? 3 : 1);
-#endif
-}
-
-// The cache lines of a row to prefetch, in rising order: `count` lines from `first`, `step`
-// bytes apart.
-struct RowLines {
-    std::uintptr_t first = 0;
-    std::int64_t step = 0, count = 0;
-
-    void prefetch(std::int64_t from, std::int64_t to, bool to_l1) const {
-        for (std::int64_t i = from; i < to; ++i) {
-            const auto* line = reinterpret_cast<const void*>(first + static_cast<std::uintptr_t>(i * step));
-            if (to_l1) {
-                prefetch_line<true>(line);
-            } else {
-                prefetch_line<false>(line);
-            }
-        }
-    }
-};
-
-// The lines of a row of `length` elements from `start`, `stride` bytes apart.
-RowLines row_lines(const std::byte* start, std::int64_t stride, std::int64_t length, std::int64_t itemsize) {
-    constexpr std::int64_t kLine = 64, kPage = 4096;
-    const auto address = reinterpret_cast<std::uintptr_t>(start);
-    if (std::abs(stride) > kLine) {  // a line per element: the first ones read, lowest first
-        const std::int64_t elements = std::min(length, kPrefetchMost / kLine);
-        const auto lowest = stride > 0 ? address : address - static_cast<std::uintptr_t>((elements - 1) * -stride);
-        return {lowest, std::abs(stride), elements};
-    }
-    const std::int64_t reach = (length - 1) * stride;
-    std::uintptr_t low = reach < 0 ? address - static_cast<std::uintptr_t>(-reach) : address;
-    std::uintptr_t high = low + static_cast<std::uintptr_t>(std::abs(reach) + itemsize);
-    const std::uintptr_t page_low = low & ~std::uintptr_t{kPage - 1};
-    const std::uintptr_t page_high = (high + kPage - 1) & ~std::uintptr_t{kPage - 1};
-    if (high - low >= kPage / 2 && 4 * (high - low) >= 3 * (page_high - page_low)) {
-        low = page_low;
-        high = page_high;
-    }
-    if (high - low > static_cast<std::uintptr_t>(kPrefetchMost)) {
-        if (stride >= 0) {
-            high = low + kPrefetchMost;
-        } else {
-            low = high - kPrefetchMost;
-        }
-    }
-    low &= ~std::uintptr_t{kLine - 1};
-    return {low, kLine, static_cast<std::int64_t>((high - low + kLine - 1) / kLine)};
-}
-
-// The elements of a row that walks the table (a gather along the last axis), to prefetch:
-// each one's line, wherever its table entry puts it.
-struct TableElements {
-    const std::byte* row = nullptr;  // the row's start, before the entries
-    const std::int64_t* entries = nullptr;
-    std::int64_t stride = 0, table_stride = 0, count = 0;
-
-    void prefetch(std::int64_t from, std::int64_t to) const {
-        for (std::int64_t i = from; i < to; ++i) {
-            const std::int64_t entry = entries[i * table_stride];
-            if (entry != View::kZeroElement) prefetch_line<false>(row + i * stride + entry);
-        }
-    }
-};
-
-}  // namespace
-
-namespace {
 
 // One call's walk over its rows: where it is, what it prefetches, where it writes. Every
 // member function is inlined into copy_view, so that the walk's state lives in registers

@@ -1,0 +1,129 @@
+// Where the copy loop (copy.cpp) puts its output: in place, or through a small stage streamed
+// out with non-temporal stores.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "copy_plan.hpp"
+#include "kernels.hpp"
+
+namespace tslice {
+
+// The output of one copy, in order: written in place, or staged and streamed.
+class Sink {
+public:
+    Sink(std::byte* dst, std::size_t itemsize, const kernels::KernelSet& set, bool stream)
+        : dst_(dst), itemsize_(static_cast<std::int64_t>(itemsize)), set_(set), stream_(stream) {
+        // Each fill ends on a cache-line boundary, so that flushes stream whole lines.
+        limit_ = static_cast<std::int64_t>(kStageBytes - (reinterpret_cast<std::uintptr_t>(dst) & 63));
+    }
+    Sink(const Sink&) = delete;
+    Sink& operator=(const Sink&) = delete;
+
+    // Appends n elements; produce(out, from, m) writes elements [from, from + m) of them to out.
+    template <class Produce>
+    void put(std::int64_t n, Produce&& produce) {
+        if (!stream_) {
+            produce(dst_, 0, n);
+            dst_ += n * itemsize_;
+            return;
+        }
+        for (std::int64_t from = 0; from < n;) {
+            const std::int64_t m = std::min((limit_ - fill_) / itemsize_, n - from);
+            if (m == 0) {
+                flush();
+                continue;
+            }
+            produce(stage_ + fill_, from, m);
+            fill_ += m * itemsize_;
+            from += m;
+        }
+    }
+
+    // Appends a row.
+    void put_row(const kernels::RowKernel& row, const std::byte* src, std::int64_t n) {
+        if (row.stride == itemsize_) {
+            put_bytes(src, n * itemsize_);
+            return;
+        }
+        const std::int64_t stride = row.stride;
+        put(n, [&](std::byte* out, std::int64_t from, std::int64_t m) { row(src + from * stride, out, m); });
+    }
+
+    // Appends bytes as they are. Streaming, the whole output lines among them go straight from
+    // the input; the part lines at either end through the stage, so that every line is
+    // streamed whole.
+    void put_bytes(const std::byte* src, std::int64_t bytes) {
+        if (!stream_) {
+            std::memcpy(dst_, src, static_cast<std::size_t>(bytes));
+            dst_ += bytes;
+            return;
+        }
+        const auto at = reinterpret_cast<std::uintptr_t>(dst_ + fill_);
+        const std::int64_t head = std::min<std::int64_t>(bytes, static_cast<std::int64_t>((64 - (at & 63)) & 63));
+        stage(src, head);
+        src += head;
+        bytes -= head;
+        if (bytes >= 64) {
+            flush();  // ends on a line boundary
+            const std::int64_t lines = bytes & ~std::int64_t{63};
+            set_.stream_copy(dst_, src, static_cast<std::size_t>(lines));
+            dst_ += lines;
+            src += lines;
+            bytes -= lines;
+        }
+        stage(src, bytes);
+    }
+
+    void put_zeros(std::int64_t n) {
+        put(n, [&](std::byte* out, std::int64_t, std::int64_t m) { std::memset(out, 0, static_cast<std::size_t>(m * itemsize_)); });
+    }
+
+    // Room for `bytes` written in place, by a kernel that writes them in its own order.
+    std::byte* direct(std::int64_t bytes) {
+        flush();
+        std::byte* at = dst_;
+        dst_ += bytes;
+        return at;
+    }
+
+    void finish() {
+        if (!stream_) return;
+        flush();
+        set_.stream_fence();
+    }
+
+private:
+    void stage(const std::byte* src, std::int64_t bytes) {
+        while (bytes > 0) {
+            if (fill_ == limit_) flush();
+            const std::int64_t m = std::min(limit_ - fill_, bytes);
+            std::memcpy(stage_ + fill_, src, static_cast<std::size_t>(m));
+            fill_ += m;
+            src += m;
+            bytes -= m;
+        }
+    }
+
+    // Streams the stage out; the next fill ends on a cache-line boundary.
+    void flush() {
+        if (fill_ > 0) {
+            set_.stream_copy(dst_, stage_, static_cast<std::size_t>(fill_));
+            dst_ += fill_;
+            fill_ = 0;
+        }
+        limit_ = static_cast<std::int64_t>(kStageBytes - (reinterpret_cast<std::uintptr_t>(dst_) & 63));
+    }
+
+    std::byte* dst_;
+    const std::int64_t itemsize_;
+    const kernels::KernelSet& set_;
+    const bool stream_;
+    std::int64_t fill_ = 0, limit_ = 0;
+    alignas(64) std::byte stage_[kStageBytes];
+};
+
+}  // namespace tslice

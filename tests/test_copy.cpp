@@ -352,6 +352,8 @@ TEST_CASE("copy: long rows of elements 1 KiB or more apart prefetch their own el
             CAPTURE(row);
             CAPTURE(direction);
             CHECK(plan_copy(view).lines_ahead == (prefetches ? 64 : 0));
+            CHECK((describe_copy(view).find(", prefetching 1 rows ahead and 64 elements ahead in the row") !=
+                   std::string::npos) == (prefetches && row > 64));
             const std::vector<std::byte> expected = reference_copy(input.data(), view);
             std::vector<std::byte> out(expected.size());
             copy_view(input.data(), view, out.data(), 0, view.element_count());

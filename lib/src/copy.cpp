@@ -194,9 +194,12 @@ private:
                 elements = {base_ + next_.offset, table_ + next_.table, plan_.inner_stride, plan_.inner_table_stride,
                             plan_.row_length};
             } else {
+                // A row that prefetches its own elements ahead needs only the next row's first
+                // ones from here.
                 const std::int64_t entry = table_ ? table_[next_.table] : 0;
-                if (entry != kZero)
-                    lines = row_lines(base_ + next_.offset + entry, plan_.inner_stride, plan_.row_length, item_bytes());
+                const std::int64_t length =
+                    plan_.lines_ahead > 0 ? std::min(plan_.row_length, plan_.lines_ahead) : plan_.row_length;
+                if (entry != kZero) lines = row_lines(base_ + next_.offset + entry, plan_.inner_stride, length, item_bytes());
             }
             next_.step(1);
             ++next_row_;

@@ -103,27 +103,22 @@ struct Body {
         std::memcpy(dst, src, static_cast<std::size_t>(count) * kernel.itemsize);
     }
 
-    // The plain loop loads Group elements before it stores them. Element by element it ran
+    // The plain loop loads kGroup elements before it stores them. Element by element it ran
     // far slower, most on steps of a power of two bytes; we take the cause to be loads
     // waiting on earlier stores whose addresses match theirs in the low 12 bits (4 KiB
-    // aliasing), which we did not measure. Measured on 1 GiB float32, one thread: every
-    // 32nd element 24.7 to 13.8 ms, every 64th 13.0 to 8.4, in rows of 16: 9.6 to 5.3; uint8
-    // every 8th backwards 50 to 36. Groups of 16 beat groups of 8 by up to 1.3x (uint8 in
-    // rows of 16 elements 256 bytes apart: 22.9 against 30.4 ms; 32 gained nothing), but
-    // for float32 and float64 32 bytes apart in rows of 1024 or more (every 8th float32 of
-    // whole rows, one long row: 29 against 37 ms; every 4th float64 33 against 45), which
-    // keep groups of 8 (prepare_sized); in rows of 128 such elements, groups of 16 were
-    // faster again (21.8 against 25.4 ms).
+    // aliasing), which we did not measure. Measured on 1 GiB float32, one thread: every 32nd element 24.7 to
+    // 13.8 ms, every 64th 13.0 to 8.4, in rows of 16: 9.6 to 5.3; uint8 every 8th backwards
+    // 50 to 36. Groups of 8 gained less, and 32 nothing (the compiler spills them).
     static constexpr std::int64_t kGroup = 16;
 
-    template <std::size_t S, std::int64_t Group = kGroup>
+    template <std::size_t S>
     static void strided_fixed(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count) {
         const std::int64_t stride = kernel.stride;
         std::int64_t i = 0;
-        for (; i + Group <= count; i += Group, src += Group * stride, dst += Group * S) {
-            std::array<std::byte, S> items[Group];
-            for (std::int64_t j = 0; j < Group; ++j) std::memcpy(items[j].data(), src + j * stride, S);
-            for (std::int64_t j = 0; j < Group; ++j) std::memcpy(dst + j * S, items[j].data(), S);
+        for (; i + kGroup <= count; i += kGroup, src += kGroup * stride, dst += kGroup * S) {
+            std::array<std::byte, S> items[kGroup];
+            for (std::int64_t j = 0; j < kGroup; ++j) std::memcpy(items[j].data(), src + j * stride, S);
+            for (std::int64_t j = 0; j < kGroup; ++j) std::memcpy(dst + j * S, items[j].data(), S);
         }
         for (; i < count; ++i, src += stride, dst += S) std::memcpy(dst, src, S);
     }
@@ -309,8 +304,7 @@ struct Body {
                 return;
             }
         }
-        const bool long_row_of_halves = (S == 4 || S == 8) && stride == 32 && length >= 1024;
-        kernel.fn = long_row_of_halves ? strided_fixed<S, 8> : strided_fixed<S>;
+        kernel.fn = strided_fixed<S>;
         kernel.name = "strided";
     }
 

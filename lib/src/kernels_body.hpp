@@ -28,16 +28,18 @@
 // - reversed (stride == -S; S = 1, 2, 4, 8, 16): load a register from the row's far end,
 //   reverse its elements, store; a row that is not a whole number of registers ends with
 //   one overlapping register instead of a scalar tail.
-// - stepped (stride = k * S, |k| = 2, and also k = +-3 for S = 1, but not k = -2 for S = 8:
-//   where it measured faster than the plain loop): read the row's bytes whole, a register
-//   at a time, and shuffle the wanted elements of each register to its front with a mask
-//   from a table (prepared once per copy); the masks repeat every `period` registers. Each register's result is stored whole and the output pointer
+// - stepped (stride = k * S, 2 <= |k|, |stride| <= 64 bytes; S = 1, 2 but for backward
+//   steps of 6 or more, and for S = 4, 8 only |k| = 2: where it measured faster than the
+//   plain loop): read the row's
+//   bytes whole, a register at a time, and shuffle the wanted elements of each register to
+//   its front with a mask from a table (prepared once per copy); the masks repeat every
+//   `period` registers. Each register's result is stored whole and the output pointer
 //   advances by the bytes that were wanted, so the next store overwrites the rest. A
 //   negative step uses masks that also reverse. Near the row's end the results go through
 //   a buffer, and the last register is the one ending nearest the row's end that has a
 //   table entry, leaving at most one element to copy alone.
-// - strided (anything else: larger steps, other item sizes): a plain loop that loads 16
-//   elements before it stores them.
+// - strided (anything else: large steps, other item sizes, the steps above that the
+//   stepped kernel leaves): a plain loop.
 // - stream_copy: memcpy with non-temporal stores, for copy.cpp's streamed output.
 // - tile (2-D): a plane whose rows are close together in the input and whose columns are
 //   far apart (a transpose) is copied in blocks of columns, a cache line of each column at a
@@ -46,7 +48,6 @@
 
 #include <xsimd/xsimd.hpp>
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -103,24 +104,10 @@ struct Body {
         std::memcpy(dst, src, static_cast<std::size_t>(count) * kernel.itemsize);
     }
 
-    // The plain loop loads kGroup elements before it stores them. Element by element it ran
-    // far slower, most on steps of a power of two bytes; we take the cause to be loads
-    // waiting on earlier stores whose addresses match theirs in the low 12 bits (4 KiB
-    // aliasing), which we did not measure. Measured on 1 GiB float32, one thread: every 32nd element 24.7 to
-    // 13.8 ms, every 64th 13.0 to 8.4, in rows of 16: 9.6 to 5.3; uint8 every 8th backwards
-    // 50 to 36. Groups of 8 gained less, and 32 nothing (the compiler spills them).
-    static constexpr std::int64_t kGroup = 16;
-
     template <std::size_t S>
     static void strided_fixed(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count) {
         const std::int64_t stride = kernel.stride;
-        std::int64_t i = 0;
-        for (; i + kGroup <= count; i += kGroup, src += kGroup * stride, dst += kGroup * S) {
-            std::array<std::byte, S> items[kGroup];
-            for (std::int64_t j = 0; j < kGroup; ++j) std::memcpy(items[j].data(), src + j * stride, S);
-            for (std::int64_t j = 0; j < kGroup; ++j) std::memcpy(dst + j * S, items[j].data(), S);
-        }
-        for (; i < count; ++i, src += stride, dst += S) std::memcpy(dst, src, S);
+        for (std::int64_t i = 0; i < count; ++i, src += stride, dst += S) std::memcpy(dst, src, S);
     }
 
     static void strided_any(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count) {
@@ -279,18 +266,15 @@ struct Body {
         }
         if constexpr (S <= 8) {
             const std::int64_t step = magnitude(stride);
-            // Steps of more than two elements go to the plain loop (grouped, see kGroup),
-            // but for every third byte, and so do float64 every other backwards. Measured on
-            // 1 GiB inputs (AMD EPYC, AVX-512, rows of 4 KiB prefetched as copy.cpp does, one
-            // thread), the shuffling kernel against the plain loop: float32 every 8th
-            // backwards 104 against 32 ms; uint8 every 5th 76 against 45, every 7th 121
-            // against 37, every 4th backwards 60 against 50; int16 every 5th 73 against 34;
-            // float64 every other backwards 49 against 39. Still shuffled: uint8 every 3rd (52
-            // against 62 either way), every other element (uint8 43 against 80, int16 39
-            // against 49); int16 every 4th went from 37.5 to 42 ms with the rule, which we
-            // left for its simplicity.
-            const bool plain_is_faster =
-                (step > 2 * size && !(size == 1 && step == 3)) || (size == 8 && stride == -2 * size);
+            // Steps of more than two elements of 4 bytes or more go to the plain loop:
+            // measured on 1 GiB inputs (AMD EPYC, AVX-512, rows prefetched as copy.cpp does),
+            // rows of 4 KiB stepped by 3 to 12 float32 or float64 elements, either way, took
+            // 1.1 to 3.3x as long shuffled (float32 every 8th backwards: 104 against 32 ms),
+            // and long rows as long or longer. For 1- and 2-byte elements only backward steps
+            // of 6 elements or more (uint8 every 8th backwards: 118 against 50 ms; int16 every
+            // 6th: 90 against 38); shorter or forward steps of them stay shuffled, where the
+            // plain loop took up to 2.4x as long (uint8 every 3rd: 130 against 53 ms).
+            const bool plain_is_faster = step > 2 * size && (size >= 4 || (stride < 0 && step >= 6 * size));
             if (step % size == 0 && step >= 2 * size && step <= kMaxStepBytes && length * step >= 2 * W &&
                 !plain_is_faster) {
                 if (stride < 0) {

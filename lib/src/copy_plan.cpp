@@ -35,14 +35,17 @@ constexpr std::size_t kDefaultStreamBytes = ~std::size_t{0};  // stream_bytes no
 std::atomic<std::size_t> stream_bytes{kDefaultStreamBytes};
 std::atomic<StreamChoice> stream_choice_setting{StreamChoice::Chosen};
 
-// How many input lines ahead of the copy are prefetched (see copy.cpp): rows ahead of the
-// copied one, as many as hold this many lines; in rows far longer that read a line per
-// element, half as many elements on. Counted in lines rather than bytes because that is what
-// the memory system keeps in flight. Measured on 1 GiB float32 (one thread), 64 lines ahead
-// against 128: rows of 16 elements 256 bytes apart 10.1 against 8.3 ms, every 5th element
-// in rows of 4 KiB 34.2 against 31.8, rows read densely the same; 256 lines and more were
-// slower again. In a row of elements 4 KiB apart, 64 elements on 1.8 ms, 128 1.9.
-std::atomic<std::int64_t> prefetch_ahead_lines{128};
+// How many input lines ahead of the copy are prefetched (see copy_prefetch.hpp): rows ahead of
+// the copied one, as many as hold this many lines; in rows far longer that read a line per
+// element, this many elements on. Counted in lines rather than bytes because that is what
+// the memory system keeps in flight: measured on 1 GiB float32 (one thread, warm memory),
+// rows of 16 elements 256 bytes apart took 18.6 ms with one row (16 lines) ahead, 10.1 with
+// four (64 lines); in a row of elements 4 KiB apart, 64 elements on 1.8 ms, 128 1.9. Twice
+// as far (128 lines) was faster still on warm memory (8.3 ms there, every 5th element of
+// 4 KiB rows 34 against 32), but slower for the tool, whose copy faults in the file's pages as
+// it goes: `[:, ::3, 1::4]` 118 against 132 ms, every 5th element 142 against 158
+// (whole process, hyperfine, warm page cache).
+std::atomic<std::int64_t> prefetch_ahead_lines{64};
 
 // Rows whose elements lie at least this many bytes apart read a line per element, too few to
 // a page for the hardware's stride prefetchers to follow (measured: every 4 KiB 2.9 to 1.5 ms
@@ -103,7 +106,7 @@ CopyPlan plan_copy(const View& view) {
                                   ? 1
                                   : std::clamp<std::int64_t>(ahead_lines / std::max<std::int64_t>(row_lines, 1), 1, 64);
         if (plan.method != CopyPlan::Method::TableElements && stride >= kSparseStride)
-            plan.lines_ahead = std::max<std::int64_t>(ahead_lines / 2, 1);
+            plan.lines_ahead = ahead_lines;
     }
     return plan;
 }

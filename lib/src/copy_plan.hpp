@@ -59,10 +59,9 @@ enum class StreamChoice { Chosen, Always, Never };
 StreamChoice stream_choice();
 void set_stream_choice(StreamChoice choice);
 
-// How far ahead of the copy the input is prefetched, in cache lines (128; 0: none): the rows
+// How far ahead of the copy the input is prefetched, in cache lines (64; 0: none): the rows
 // that hold that many lines (at most 64 rows, at least one), and for long rows of elements
-// 1 KiB or more apart, half that many elements on in the row. A setting for tests and
-// benchmarks.
+// 1 KiB or more apart, that many elements on in the row. A setting for tests and benchmarks.
 std::int64_t prefetch_lines();
 void set_prefetch_lines(std::int64_t lines);
 

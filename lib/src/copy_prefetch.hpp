@@ -3,7 +3,7 @@
 // The hardware prefetchers follow one stream of rising (or falling) addresses, but not rows
 // that each start a new page and then run backwards, or that skip part of each page:
 // measured on Zen 4, such copies ran at half speed without help. So while a row is copied,
-// the lines of the rows that hold the next 128 lines or so (copy_plan.cpp) are prefetched, a
+// the lines of the rows that hold the next 64 lines or so (copy_plan.cpp) are prefetched, a
 // share before each piece of the row (not all at once, which starves the copy's own loads),
 // in rising order whatever the row's direction, and whole pages where the row covers most of
 // them (reading the rest of a page costs less than leaving a gap in it). Rows read forwards

@@ -225,10 +225,11 @@ private:
     }
 
     // The run of `run` elements of the current row in `pieces` nearly equal pieces, each
-    // after prefetch(piece). A dense row of one piece skips the divisions: rows of 256 bytes
-    // 4 KiB apart (1 GiB float32) took 6.0 ms with them, 5.6 without, rows of 128 bytes 5.8
-    // and 4.5. Strided rows keep them: rows of 16 float32 256 bytes apart took twice as
-    // long without (4.7 against 9.8 ms), for a reason we did not find.
+    // after prefetch(piece). A dense row (its elements adjacent; a row that walks the table
+    // never is) of one piece skips the divisions: rows of 256 bytes 4 KiB apart (1 GiB
+    // float32) took 6.0 ms with them, 5.6 without, rows of 128 bytes 5.8 and 4.5. Strided
+    // rows keep them: rows of 16 float32 256 bytes apart took twice as long without (4.7
+    // against 9.8 ms), for a reason we did not find.
     template <class Prefetch>
     TSLICE_INLINE void in_pieces(std::int64_t run, std::int64_t pieces, Prefetch&& prefetch) {
         if (pieces == 1 && plan_.row.stride == item_bytes()) {

@@ -45,16 +45,18 @@ std::vector<const kernels::KernelSet*> simd_sets() {
     return sets;
 }
 
-// An output buffer with guard bytes on both sides, at a chosen misalignment.
+// An output buffer with guard bytes on both sides, at a chosen misalignment; the `slack` bytes
+// after the output are the kernel's to overwrite, and not guarded.
 struct Output {
     Bytes buffer;
-    std::size_t at, size;
-    Output(std::size_t size, std::size_t misalign) : buffer(size + 2 * kGuardBytes + 64, kGuard), at(kGuardBytes + misalign), size(size) {}
+    std::size_t at, size, slack;
+    Output(std::size_t size, std::size_t misalign, std::size_t slack = 0)
+        : buffer(size + slack + 2 * kGuardBytes + 64, kGuard), at(kGuardBytes + misalign), size(size), slack(slack) {}
     std::byte* data() { return buffer.data() + at; }
     Bytes bytes() const { return Bytes(buffer.begin() + static_cast<std::ptrdiff_t>(at), buffer.begin() + static_cast<std::ptrdiff_t>(at + size)); }
     bool guards_intact() const {
         for (std::size_t i = 0; i < buffer.size(); ++i)
-            if ((i < at || i >= at + size) && buffer[i] != kGuard) return false;
+            if ((i < at || i >= at + size + slack) && buffer[i] != kGuard) return false;
         return true;
     }
 };
@@ -71,11 +73,11 @@ struct Row {
 };
 
 Bytes run_row(const kernels::KernelSet& set, const Row& row, std::int64_t stride, std::size_t itemsize,
-              std::int64_t count, std::size_t misalign, bool& guards) {
+              std::int64_t count, std::size_t misalign, bool& guards, std::size_t slack = 0) {
     kernels::RowKernel kernel;
     set.prepare_row(kernel, stride, itemsize, count);
-    Output out(static_cast<std::size_t>(count) * itemsize, misalign);
-    kernel(row.data.data() + row.first, out.data(), count);
+    Output out(static_cast<std::size_t>(count) * itemsize, misalign, slack);
+    kernel(row.data.data() + row.first, out.data(), count, static_cast<std::int64_t>(slack));
     guards = out.guards_intact();
     return out.bytes();
 }
@@ -108,7 +110,9 @@ TEST_CASE("kernels: every set's row kernels give the scalar set's bytes") {
     std::mt19937_64 rng(20261201);
     const auto sets = simd_sets();
     const std::size_t itemsizes[] = {1, 2, 3, 4, 8, 12, 16};
-    int stepped = 0, reversed = 0;
+    // Slack after the row: none, less than a register, a register or more.
+    const std::size_t slacks[] = {0, 1, 15, 63, 64, 65, 200};
+    int stepped = 0, reversed = 0, stepped_with_slack = 0;
     for (int round = 0; round < 6000; ++round) {
         const std::size_t itemsize = itemsizes[round % std::size(itemsizes)];
         const auto size = static_cast<std::int64_t>(itemsize);
@@ -120,10 +124,12 @@ TEST_CASE("kernels: every set's row kernels give the scalar set's bytes") {
         const std::int64_t count = round % 5 == 0 ? std::uniform_int_distribution<std::int64_t>(1, 5000)(rng)
                                                   : std::uniform_int_distribution<std::int64_t>(1, 300)(rng);
         const std::size_t misalign = rng() % 64;
+        const std::size_t slack = slacks[rng() % std::size(slacks)];
         CAPTURE(itemsize);
         CAPTURE(stride);
         CAPTURE(count);
         CAPTURE(misalign);
+        CAPTURE(slack);
         const Row row(rng, count, stride, itemsize);
         bool guards = true;
         const Bytes expected = run_row(kernels::scalar_set(), row, stride, itemsize, count, misalign, guards);
@@ -132,13 +138,15 @@ TEST_CASE("kernels: every set's row kernels give the scalar set's bytes") {
             kernels::RowKernel kernel;
             set->prepare_row(kernel, stride, itemsize, count);
             stepped += std::string(kernel.name) == "stepped";
+            stepped_with_slack += std::string(kernel.name) == "stepped" && slack >= 64;
             reversed += std::string(kernel.name) == "reversed";
-            CHECK(run_row(*set, row, stride, itemsize, count, misalign, guards) == expected);
+            CHECK(run_row(*set, row, stride, itemsize, count, misalign, guards, slack) == expected);
             CHECK(guards);
         }
     }
     if (!sets.empty()) {
         CHECK(stepped > 1000);
+        CHECK(stepped_with_slack > 300);
         CHECK(reversed > 300);
     }
 }

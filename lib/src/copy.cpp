@@ -143,7 +143,7 @@ public:
         : plan_(plan), base_(src + plan.layout.byte_offset),
           table_(plan.layout.has_table() ? plan.layout.table->data() + plan.layout.table_offset : nullptr),
           table_row_(choose_table_row_kernel(plan.layout.itemsize)),
-          sink_(dst, plan.layout.itemsize, *plan.set, copy_streams(plan, count)), count_(count),
+          sink_(dst, count, plan.layout.itemsize, *plan.set, copy_streams(plan, count)), count_(count),
           column_(first % plan.row_length), at_(plan.layout, first / plan.row_length),
           // (Rows past this call's range too: the writer copies a view in chunks, one call each.)
           last_row_(plan.layout.element_count() / plan.row_length - 1),
@@ -279,7 +279,7 @@ private:
             const std::int64_t stride = plan_.inner_stride, table_stride = plan_.inner_table_stride;
             const std::int64_t* entries = table_ + at_.table + (column_ + from) * table_stride;
             const std::byte* part = base_ + start;
-            sink_.put(n, [&](std::byte* out, std::int64_t first_element, std::int64_t m) {
+            sink_.put(n, [&](std::byte* out, std::int64_t first_element, std::int64_t m, std::int64_t) {
                 table_row_(part + first_element * stride, stride, entries + first_element * table_stride, table_stride,
                            out, m, plan_.layout.itemsize);
             });

@@ -15,19 +15,23 @@ namespace tslice {
 // The output of one copy, in order: written in place, or staged and streamed.
 class Sink {
 public:
-    Sink(std::byte* dst, std::size_t itemsize, const kernels::KernelSet& set, bool stream)
-        : dst_(dst), itemsize_(static_cast<std::int64_t>(itemsize)), set_(set), stream_(stream) {
+    // `count`: the elements the copy writes from dst, all of them, in order.
+    Sink(std::byte* dst, std::int64_t count, std::size_t itemsize, const kernels::KernelSet& set, bool stream)
+        : dst_(dst), end_(dst + count * static_cast<std::int64_t>(itemsize)),
+          itemsize_(static_cast<std::int64_t>(itemsize)), set_(set), stream_(stream) {
         // Each fill ends on a cache-line boundary, so that flushes stream whole lines.
         limit_ = static_cast<std::int64_t>(kStageBytes - (reinterpret_cast<std::uintptr_t>(dst) & 63));
     }
     Sink(const Sink&) = delete;
     Sink& operator=(const Sink&) = delete;
 
-    // Appends n elements; produce(out, from, m) writes elements [from, from + m) of them to out.
+    // Appends n elements; produce(out, from, m, slack) writes elements [from, from + m) of them
+    // to out, and may overwrite the `slack` bytes after them: output still to come, or stage
+    // that is never streamed.
     template <class Produce>
     void put(std::int64_t n, Produce&& produce) {
         if (!stream_) {
-            produce(dst_, 0, n);
+            produce(dst_, 0, n, end_ - (dst_ + n * itemsize_));
             dst_ += n * itemsize_;
             return;
         }
@@ -37,7 +41,7 @@ public:
                 flush();
                 continue;
             }
-            produce(stage_ + fill_, from, m);
+            produce(stage_ + fill_, from, m, static_cast<std::int64_t>(sizeof(stage_)) - fill_ - m * itemsize_);
             fill_ += m * itemsize_;
             from += m;
         }
@@ -50,7 +54,9 @@ public:
             return;
         }
         const std::int64_t stride = row.stride;
-        put(n, [&](std::byte* out, std::int64_t from, std::int64_t m) { row(src + from * stride, out, m); });
+        put(n, [&](std::byte* out, std::int64_t from, std::int64_t m, std::int64_t slack) {
+            row(src + from * stride, out, m, slack);
+        });
     }
 
     // Appends bytes as they are. Streaming, the whole output lines among them go straight from
@@ -79,7 +85,9 @@ public:
     }
 
     void put_zeros(std::int64_t n) {
-        put(n, [&](std::byte* out, std::int64_t, std::int64_t m) { std::memset(out, 0, static_cast<std::size_t>(m * itemsize_)); });
+        put(n, [&](std::byte* out, std::int64_t, std::int64_t m, std::int64_t) {
+            std::memset(out, 0, static_cast<std::size_t>(m * itemsize_));
+        });
     }
 
     // Room for `bytes` written in place, by a kernel that writes them in its own order.
@@ -119,11 +127,13 @@ private:
     }
 
     std::byte* dst_;
+    std::byte* const end_;
     const std::int64_t itemsize_;
     const kernels::KernelSet& set_;
     const bool stream_;
     std::int64_t fill_ = 0, limit_ = 0;
-    alignas(64) std::byte stage_[kStageBytes];
+    // A register's worth past the stage, for kernels that store whole registers (the slack).
+    alignas(64) std::byte stage_[kStageBytes + 64];
 };
 
 }  // namespace tslice

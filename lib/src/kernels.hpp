@@ -18,8 +18,14 @@ namespace tslice::kernels {
 // `src` and each next one `stride` bytes further on (negative: backwards), densely to `dst`.
 // Preparing may build shuffle tables (the stepped kernels' masks), so a copy prepares once
 // and runs it on every row.
+//
+// `slack`: how many bytes after the row's output the kernel may overwrite with anything,
+// because the caller writes them afterwards (the next row's output). With a register's worth
+// of it, the stepped kernel stores every register whole up to the row's end, instead of
+// staging its last ones in a buffer and copying them out.
 struct RowKernel {
-    using Fn = void (*)(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count);
+    using Fn = void (*)(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count,
+                        std::int64_t slack);
 
     // Room for the stepped kernels' tables: `period` entries of one vector of masks each
     // (at most 64 entries of 64 bytes), and the output bytes of each 16-byte lane of an entry.
@@ -35,7 +41,9 @@ struct RowKernel {
     std::uint8_t counts[kMaxPeriod * 4];
     std::uint8_t entry_at[kMaxPeriod];  // the entry for a register at distance d: entry_at[(d % step) / gcd(step, W)]
 
-    void operator()(const std::byte* src, std::byte* dst, std::int64_t count) const { fn(*this, src, dst, count); }
+    void operator()(const std::byte* src, std::byte* dst, std::int64_t count, std::int64_t slack = 0) const {
+        fn(*this, src, dst, count, slack);
+    }
 };
 
 // A 2-D kernel for a plane whose rows are close together and whose columns are far apart

@@ -9,18 +9,18 @@
 namespace tslice::kernels {
 namespace {
 
-void contiguous(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count) {
+void contiguous(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count, std::int64_t) {
     std::memcpy(dst, src, static_cast<std::size_t>(count) * kernel.itemsize);
 }
 
 // A fixed Size lets the compiler turn memcpy into a single load and store.
 template <std::size_t Size>
-void strided_fixed(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count) {
+void strided_fixed(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count, std::int64_t) {
     const std::int64_t stride = kernel.stride;
     for (std::int64_t i = 0; i < count; ++i, src += stride, dst += Size) std::memcpy(dst, src, Size);
 }
 
-void strided_any(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count) {
+void strided_any(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count, std::int64_t) {
     const std::int64_t stride = kernel.stride;
     const std::size_t size = kernel.itemsize;
     for (std::int64_t i = 0; i < count; ++i, src += stride, dst += size) std::memcpy(dst, src, size);

@@ -38,6 +38,13 @@ struct Avx2 {
         if constexpr (S == 16) return swizzled<std::uint64_t, ReversedPairs>(v);
     }
 
+    // The longest step, in bytes, that the stepped kernel takes for S-byte elements: where it
+    // beat the plain loop (see stepped_most_bytes in kernels_body.hpp). 0: never.
+    template <std::size_t S>
+    static constexpr std::int64_t stepped_most_bytes() {
+        return S == 1 ? 7 : S == 2 ? 6 : S == 4 ? 8 : 0;
+    }
+
     // vpermd moves 4- and 8-byte elements across the register; bytes and words go lane by lane.
     template <std::size_t S>
     static constexpr Unit unit() {

@@ -40,6 +40,13 @@ struct Avx512 {
         if constexpr (S == 16) return swizzled<std::uint64_t, ReversedPairs>(v);
     }
 
+    // The longest step, in bytes, that the stepped kernel takes for S-byte elements: where it
+    // beat the plain loop (see stepped_most_bytes in kernels_body.hpp). 0: never.
+    template <std::size_t S>
+    static constexpr std::int64_t stepped_most_bytes() {
+        return S == 1 ? 8 : S == 2 ? 10 : S == 4 ? 12 : 0;
+    }
+
     // vpermd / vpermw move 4-, 8- and 2-byte elements across the register; bytes go lane by lane.
     template <std::size_t S>
     static constexpr Unit unit() {

@@ -22,15 +22,15 @@
 //        kDwords - one permute of the register's 4-byte pieces
 //   V    permute<S>(V, const uint8_t* mask) that shuffle, with a kWidth-byte mask (aligned)
 //   void store_lane<L>(std::byte*, V)      stores 16-byte lane L (kLanes only)
+//   int64_t stepped_most_bytes<S>()        the longest stride the stepped kernel takes
 //
 // The kernels, per row (count elements of S bytes, `stride` bytes apart, dense output):
 // - contiguous (stride == S): memcpy.
 // - reversed (stride == -S; S = 1, 2, 4, 8, 16): load a register from the row's far end,
 //   reverse its elements, store; a row that is not a whole number of registers ends with
 //   one overlapping register instead of a scalar tail.
-// - stepped (stride = k * S, 2 <= |k|, |stride| <= 64 bytes; S = 1, 2 but for backward
-//   steps of 6 or more, and for S = 4, 8 only |k| = 2: where it measured faster than the
-//   plain loop): read the row's
+// - stepped (stride = k * S, 2 <= |k|, |stride| at most the set's stepped_most_bytes<S>():
+//   where it measured faster than the plain loop): read the row's
 //   bytes whole, a register at a time, and shuffle the wanted elements of each register to
 //   its front with a mask from a table (prepared once per copy); the masks repeat every
 //   `period` registers. Each register's result is stored whole and the output pointer
@@ -283,15 +283,16 @@ struct Body {
         }
         if constexpr (S <= 8) {
             const std::int64_t step = magnitude(stride);
-            // Steps of more than two elements of 4 bytes or more go to the plain loop:
-            // measured on 1 GiB inputs (AMD EPYC, AVX-512, rows prefetched 4 KiB ahead),
-            // rows of 4 KiB stepped by 3 to 12 float32 or float64 elements, either way, took
-            // 1.1 to 3.3x as long shuffled (float32 every 8th backwards: 104 against 32 ms),
-            // and long rows as long or longer. For 1- and 2-byte elements only backward steps
-            // of 6 elements or more (uint8 every 8th backwards: 118 against 50 ms; int16 every
-            // 6th: 90 against 38); shorter or forward steps of them stay shuffled, where the
-            // plain loop took up to 2.4x as long (uint8 every 3rd: 130 against 53 ms).
-            const bool plain_is_faster = step > 2 * size && (size >= 4 || (stride < 0 && step >= 6 * size));
+            // The stepped kernel reads every byte of the row and costs about the same per
+            // register whatever it holds; the plain loop costs per element. So the stepped
+            // kernel wins up to some step, which each set's adapter says (stepped_most_bytes),
+            // from timings on 1 GiB inputs of rows of 1024 elements, steps of 2 to 12
+            // elements (most of them) both ways, on an AMD EPYC (Zen 4) with each set forced (TSLICE_KERNEL):
+            // AVX-512 uint8 every 8th 41 ms shuffled against 44 plain, every 12th 48 against 41;
+            // int16 every 5th 40 against 43, every 6th 40 against 39; float32 every 3rd 40
+            // against 43, every 4th backwards 38 against 35; float64 every 2nd backwards 44
+            // against 39. The bench's table of copy choices times the other kernel on any CPU.
+            const bool plain_is_faster = step > Isa::template stepped_most_bytes<S>();
             if (step % size == 0 && step >= 2 * size && step <= kMaxStepBytes && length * step >= 2 * W &&
                 !plain_is_faster) {
                 if (stride < 0) {

@@ -216,9 +216,9 @@ private:
         } else {
             const std::int64_t pieces =
                 std::clamp<std::int64_t>(run * element_bytes_ / kPiece, 1, std::max<std::int64_t>(lines.count, 1));
-            const bool backwards = plan_.inner_stride < 0;
+            const bool to_l1 = prefetches_to_l1(plan_.inner_stride);
             in_pieces(run, pieces, [&](std::int64_t piece) {
-                lines.prefetch(lines.count * piece / pieces, lines.count * (piece + 1) / pieces, backwards);
+                lines.prefetch(lines.count * piece / pieces, lines.count * (piece + 1) / pieces, to_l1);
             });
         }
         count_ -= run;

@@ -2,7 +2,12 @@
 // it, in the order it walks, never the gaps it skips.
 #include <doctest/doctest.h>
 
+#include <sys/mman.h>
+
+#include <chrono>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -153,4 +158,68 @@ TEST_CASE("input paging: a gather whose walk leaves rows behind releases them") 
     InputPaging without(view_of("[::-1]", {64, 1024}), InputPages{}, small_sizes(64 << 10, 4 << 10));
     CHECK_FALSE(without.reads_ahead());
     CHECK_FALSE(without.releases());
+}
+
+namespace {
+
+// What the asking thread did for a walk that never moves: the ranges it asked for and mapped,
+// once it has asked for at least four (what 64 KiB of read-ahead in steps of a quarter asks
+// for at the start, a step split where a block ends). The mapping that follows an ask is made
+// before the thread looks for the next request, so it is in.
+struct Asker {
+    Ranges asked, mapped;
+};
+
+Asker ask_and_map(const View& view, bool cached, bool mapping_faults, bool through_mapping = true) {
+    WriteSizes sizes = small_sizes(64 << 10, 4 << 10);
+    sizes.read_ahead_thread = true;
+    std::mutex mutex;
+    Asker out;
+    InputPages pages;
+    pages.read_ahead = [&](std::int64_t begin, std::int64_t end) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        out.asked.emplace_back(begin, end);
+    };
+    pages.read_cached = [cached](std::int64_t, std::int64_t bytes, std::byte*) { return cached ? bytes : 0; };
+    pages.map_ahead = [&](std::int64_t begin, std::int64_t end) {
+        if (mapping_faults) {  // a page of fresh memory: a fault of this thread per call
+            void* page = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            REQUIRE(page != MAP_FAILED);
+            static_cast<volatile char*>(page)[0] = 1;
+            ::munmap(page, 4096);
+        }
+        const std::lock_guard<std::mutex> lock(mutex);
+        out.mapped.emplace_back(begin, end);
+    };
+    {
+        InputPaging paging(view, pages, sizes, through_mapping);
+        for (int wait = 0; wait < 5000; ++wait) {
+            {
+                const std::lock_guard<std::mutex> lock(mutex);
+                if (out.asked.size() >= 4) break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("input paging: what a small result reads through the mapping is mapped ahead, behind the asks") {
+    const std::vector<std::int64_t> shape = {16, 32, 1024};  // 2 MiB, read backwards below
+    const View small = view_of("[::-1, :, ::8]", shape);     // a result of an eighth of it
+    const Asker got = ask_and_map(small, true, true);
+    REQUIRE(got.asked.size() >= 4);
+    // Two requests behind the asks: all but the last two asked for.
+    CHECK(got.mapped == Ranges(got.asked.begin(), got.asked.end() - 2));
+    // Mapping that takes no faults (large folios) stops after the first.
+    const Asker few = ask_and_map(small, true, false);
+    REQUIRE(few.asked.size() >= 4);
+    CHECK(few.mapped == Ranges(few.asked.begin(), few.asked.begin() + 1));
+    // Nothing mapped where the page cache lacks it, or for a result as large as the input, or
+    // where the copy does not read through the mapping.
+    CHECK(ask_and_map(small, false, true).mapped.empty());
+    CHECK(ask_and_map(view_of("[::-1]", shape), true, true).mapped.empty());
+    CHECK(ask_and_map(small, true, true, false).mapped.empty());
 }

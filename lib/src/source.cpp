@@ -189,6 +189,16 @@ void Mapping::read_ahead(const std::byte* begin, const std::byte* end) const {
         ::madvise(const_cast<std::byte*>(begin), static_cast<std::size_t>(end - begin), MADV_WILLNEED);
 }
 
+void Mapping::map_ahead(const std::byte* begin, const std::byte* end) const {
+#ifndef MADV_POPULATE_READ
+    constexpr int MADV_POPULATE_READ = 22;  // Linux 5.14; older C libraries lack the name
+#endif
+    // Advice here too: EINVAL from an older kernel, EFAULT where the file cannot be read (the
+    // copy's own read of the page then reports it).
+    if (pages_of(begin, end))
+        ::madvise(const_cast<std::byte*>(begin), static_cast<std::size_t>(end - begin), MADV_POPULATE_READ);
+}
+
 void Mapping::read(const std::byte* at, std::size_t bytes, std::byte* dst, const std::string& what) const {
     if (file_ < 0) {
         std::memcpy(dst, at, bytes);
@@ -381,7 +391,8 @@ InputPages ArrayData::pages() const {
             },
             // A page of a private mapping never written is read again from the page cache:
             // the same call.
-            [mapping, data](std::int64_t begin, std::int64_t end) { mapping->release(data + begin, data + end); }};
+            [mapping, data](std::int64_t begin, std::int64_t end) { mapping->release(data + begin, data + end); },
+            [mapping, data](std::int64_t begin, std::int64_t end) { mapping->map_ahead(data + begin, data + end); }};
 }
 
 }  // namespace tslice

@@ -274,8 +274,9 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     const DType* packs = options.packed_selection ? &*options.packed_selection : nullptr;
     const auto written = static_cast<std::int64_t>(packs ? packs->packed_itemsize : view.itemsize);
     std::vector<std::byte> whole;
-    InputPaging input(view, pages, sizes);
     const bool contiguous = !packs && view.is_c_contiguous();
+    // A contiguous result is read with pread (below), not through the mapping.
+    InputPaging input(view, pages, sizes, !(contiguous && pages.read));
     GatherReads gather_reads(data, view, pages, sizes);
     WorkerPool pool(view.element_count() * itemsize >= sizes.threaded_bytes ? options.threads : 1);
     const double bytes_read_per_element =

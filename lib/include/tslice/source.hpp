@@ -39,6 +39,10 @@ public:
     // The pages wholly or partly inside [begin, end) are read from the file ahead of their
     // first use (MADV_WILLNEED): the reads start, and the call does not wait for them.
     void read_ahead(const std::byte* begin, const std::byte* end) const;
+    // The pages wholly or partly inside [begin, end) are mapped now (MADV_POPULATE_READ),
+    // read from the file first if they must be, so that the reads of them do not fault.
+    // Advice: a kernel without it (before Linux 5.14) leaves them to the faults.
+    void map_ahead(const std::byte* begin, const std::byte* end) const;
     // Copies `bytes` bytes from `at` (inside the mapping) to `dst` by reading the file
     // (pread), so that the pages do not become this process's memory: scattered reads (a
     // gather's rows) that would otherwise leave the file mapped. `what` names it in errors.
@@ -112,7 +116,7 @@ public:
     View view() const;
     // Offsets from data(), as Mapping::release (nothing for an array inflated into memory).
     void release(std::int64_t begin, std::int64_t end) const;
-    // Mapping's release, read_ahead, read and read_cached over offsets from data(), for the
+    // Mapping's release, read_ahead, read, read_cached and map_ahead over offsets from data(), for the
     // write stage (none for an array inflated into memory); valid while this ArrayData lives.
     InputPages pages() const;
 

@@ -92,6 +92,9 @@ struct InputPages {
     // copied window by window): their pages may leave this process's memory, to be mapped
     // from the page cache again if they are read.
     Callback unmap;
+    // The copy reads these bytes soon, through the mapping: their pages may be mapped ahead
+    // of it, waiting for the device where they are not in the page cache yet.
+    Callback map_ahead;
 };
 
 // Writes the elements `view` selects from `data`, framed. With `pages`, the input pages the

@@ -701,8 +701,11 @@ int run(const Options& options) {
         using tslice::bench::CopyAlternative;
         const tslice::CopyPlan copy_plan = tslice::plan_copy(planned.view);
         const bool streams = tslice::copy_streams(copy_plan, count);
+        const bool stepped = std::string(copy_plan.row.name) == "stepped";
+        const bool kernel_flips = tslice::bench::kernel_flips(planned.view);
         for (int which = 0; which < CopyAlternative::kCount; ++which) {
-            const CopyAlternative alternative(which, streams);
+            if (which == CopyAlternative::kKernel && !kernel_flips) continue;
+            const CopyAlternative alternative(which, streams, stepped);
             std::memset(out.data(), 0x3C, out_bytes);
             tslice::copy_view(src, planned.view, out.data(), 0, count);
             verify(CopyAlternative::name(which), out.data(), out_bytes);
@@ -741,7 +744,8 @@ int run(const Options& options) {
             time(mc_read, [&] { std::memcpy(read_target.data(), src, read); });
             if (xt && round < xt_reps) time(txt, [&] { xt->run(); });
             for (int which = 0; which < CopyAlternative::kCount; ++which) {
-                const CopyAlternative alternative(which, streams);
+                if (which == CopyAlternative::kKernel && !kernel_flips) continue;
+                const CopyAlternative alternative(which, streams, stepped);
                 time(changed[which], [&] { tslice::copy_view(src, planned.view, out.data(), 0, count); });
             }
         }
@@ -768,8 +772,10 @@ int run(const Options& options) {
 
         const double m1 = median(t1), mn = median(tn), mo = median(mc_out), mon = median(mc_out_n),
                      mr = median(mc_read), mx = median(txt), mp = numpy.median;
-        tslice::bench::ChoiceRow choice{label, streams, copy_plan.prefetch_ahead, copy_plan.lines_ahead, m1, {}};
-        for (int which = 0; which < CopyAlternative::kCount; ++which) choice.changed[which] = median(changed[which]);
+        tslice::bench::ChoiceRow choice{label, streams, copy_plan.prefetch_ahead, copy_plan.lines_ahead,
+                                        copy_plan.row.name, kernel_flips, m1, {}};
+        for (int which = 0; which < CopyAlternative::kCount; ++which)
+            if (!changed[which].empty()) choice.changed[which] = median(changed[which]);
         choice_rows.push_back(choice);
         const bool reversed_or_stepped = spec.kind == Kind::Reversed || spec.kind == Kind::Stepped;
         const bool large = out_bytes * 16 >= in_bytes;  // >= 64 MiB of a 1 GiB input

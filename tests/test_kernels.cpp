@@ -151,6 +151,43 @@ TEST_CASE("kernels: every set's row kernels give the scalar set's bytes") {
     }
 }
 
+TEST_CASE("kernels: forcing the stepped kernel or the plain loop changes the kernel, not the bytes") {
+    std::mt19937_64 rng(20261125);
+    const auto sets = simd_sets();
+    const std::size_t itemsizes[] = {1, 2, 4, 8};
+    int flipped = 0;
+    for (int round = 0; round < 1500; ++round) {
+        const std::size_t itemsize = itemsizes[round % std::size(itemsizes)];
+        const auto size = static_cast<std::int64_t>(itemsize);
+        std::int64_t step = std::uniform_int_distribution<std::int64_t>(2, 12)(rng) * (rng() % 2 ? 1 : -1);
+        const std::int64_t stride = step * size;
+        const std::int64_t count = std::uniform_int_distribution<std::int64_t>(1, 700)(rng);
+        const std::size_t misalign = rng() % 64, slack = rng() % 2 ? 0 : 64;
+        CAPTURE(itemsize);
+        CAPTURE(stride);
+        CAPTURE(count);
+        const Row row(rng, count, stride, itemsize);
+        bool guards = true;
+        const Bytes expected = run_row(kernels::scalar_set(), row, stride, itemsize, count, misalign, guards);
+        for (const auto* set : sets) {
+            CAPTURE(set->name);
+            std::string names[2];
+            for (const auto choice : {kernels::SteppedChoice::Always, kernels::SteppedChoice::Never}) {
+                kernels::set_stepped_choice(choice);
+                kernels::RowKernel kernel;
+                set->prepare_row(kernel, stride, itemsize, count);
+                names[choice == kernels::SteppedChoice::Never] = kernel.name;
+                CHECK(run_row(*set, row, stride, itemsize, count, misalign, guards, slack) == expected);
+                CHECK(guards);
+            }
+            kernels::set_stepped_choice(kernels::SteppedChoice::Chosen);
+            CHECK(names[1] == "strided");
+            flipped += names[0] == "stepped";
+        }
+    }
+    if (!sets.empty()) CHECK(flipped > 1000);
+}
+
 TEST_CASE("kernels: every set's tiles give the elements row by row") {
     std::mt19937_64 rng(20261202);
     const auto sets = simd_sets();

@@ -92,6 +92,13 @@ const KernelSet& active_set() {
     return set ? *set : *chosen();
 }
 
+namespace {
+std::atomic<SteppedChoice> stepped_choice_setting{SteppedChoice::Chosen};
+}  // namespace
+
+SteppedChoice stepped_choice() { return stepped_choice_setting.load(std::memory_order_relaxed); }
+void set_stepped_choice(SteppedChoice choice) { stepped_choice_setting.store(choice); }
+
 }  // namespace kernels
 
 std::vector<std::string> available_kernel_sets() {

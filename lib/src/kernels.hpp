@@ -80,6 +80,13 @@ const KernelSet* avx512_set();
 // force_kernel_set (copy.hpp).
 const KernelSet& active_set();
 
+// Whether rows the stepped kernel can take get it: as the set's stepped_most_bytes says (the
+// default), or always, or never (the plain loop). For tests and benchmarks: the bench's table
+// of copy choices times the other kernel on the CPU at hand. Read when a row kernel is prepared.
+enum class SteppedChoice { Chosen, Always, Never };
+SteppedChoice stepped_choice();
+void set_stepped_choice(SteppedChoice choice);
+
 // The output size (bytes of one copy_view call) from which copy_view streams; tests lower it
 // so that small copies take the streaming path too (copy.cpp).
 }  // namespace tslice::kernels

@@ -292,7 +292,9 @@ struct Body {
             // int16 every 5th 40 against 43, every 6th 40 against 39; float32 every 3rd 40
             // against 43, every 4th backwards 38 against 35; float64 every 2nd backwards 44
             // against 39. The bench's table of copy choices times the other kernel on any CPU.
-            const bool plain_is_faster = step > Isa::template stepped_most_bytes<S>();
+            const SteppedChoice choice = stepped_choice();
+            const bool plain_is_faster = choice == SteppedChoice::Chosen ? step > Isa::template stepped_most_bytes<S>()
+                                                                         : choice == SteppedChoice::Never;
             if (step % size == 0 && step >= 2 * size && step <= kMaxStepBytes && length * step >= 2 * W &&
                 !plain_is_faster) {
                 if (stride < 0) {

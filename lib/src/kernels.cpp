@@ -1,10 +1,9 @@
 // Choosing the kernel set, once: the best set this build has and this CPU runs, unless the
-// environment variable TSLICE_KERNEL names one (scalar, sse4.2, avx2, avx512). A name that is
-// unknown, or that this CPU does not run, gives a warning (kernel_set_warning, for the front
-// end to show: a library does not print) and the best set is used instead: an environment
-// variable is a tuning knob, and a wrong one must not stop a copy (nor make a library exit
-// its process). force_kernel_set, for tests and benchmarks, throws
-// instead.
+// environment variable TSLICE_KERNEL names one (scalar, sse4.2, avx2, avx512, avx512vbmi). A
+// name that is unknown, or that this CPU does not run, gives a warning (kernel_set_warning,
+// for the front end to show: a library does not print) and the best set is used instead: an
+// environment variable is a tuning knob, and a wrong one must not stop a copy (nor make a
+// library exit its process). force_kernel_set, for tests and benchmarks, throws instead.
 //
 // The CPU is asked with __builtin_cpu_supports, which also checks that the operating system
 // saves the wider registers (xsimd 8.1's own cpuid reads AVX from the wrong leaf and checks
@@ -25,7 +24,7 @@ namespace {
 
 // The sets this build has and this CPU runs, from worst to best (scalar always first).
 struct Supported {
-    const KernelSet* sets[4] = {};
+    const KernelSet* sets[5] = {};
     int count = 0;
 
     Supported() {
@@ -39,7 +38,9 @@ struct Supported {
                             __builtin_cpu_supports("avx512vl");
         if (sse42 && sse42_set()) sets[count++] = sse42_set();
         if (avx2 && avx2_set()) sets[count++] = avx2_set();
+        const bool avx512vbmi = avx512 && __builtin_cpu_supports("avx512vbmi");
         if (avx512 && avx512_set()) sets[count++] = avx512_set();
+        if (avx512vbmi && avx512vbmi_set()) sets[count++] = avx512vbmi_set();
 #endif
     }
 

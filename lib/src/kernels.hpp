@@ -1,9 +1,10 @@
 // The copy kernels, private to the library: what copy.cpp's outer loop calls once the layout
 // is normalised. A kernel set is one table of these per instruction set: "scalar" (plain
 // loops, the reference every other set is tested against, kernels_scalar.cpp) and the SIMD
-// sets built from one kernel body (kernels_body.hpp) in kernels_sse42.cpp, kernels_avx2.cpp
-// and kernels_avx512.cpp, each compiled with its own instruction-set flags. kernels.cpp
-// picks one on first use (cpuid, or TSLICE_KERNEL); nothing else here knows which.
+// sets built from one kernel body (kernels_body.hpp) in kernels_sse42.cpp, kernels_avx2.cpp,
+// kernels_avx512.cpp and kernels_avx512vbmi.cpp, each compiled with its own instruction-set
+// flags. kernels.cpp picks one on first use (cpuid, or TSLICE_KERNEL); nothing else here
+// knows which.
 //
 // Kernels see bytes and strides only: an item size, a byte stride, a count. Never a dtype or
 // an op.
@@ -75,6 +76,7 @@ const KernelSet& scalar_set();
 const KernelSet* sse42_set();
 const KernelSet* avx2_set();
 const KernelSet* avx512_set();
+const KernelSet* avx512vbmi_set();
 
 // The set copy_view uses: chosen once from cpuid and TSLICE_KERNEL, or forced by
 // force_kernel_set (copy.hpp).

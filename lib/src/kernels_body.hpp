@@ -1,6 +1,6 @@
 // The one SIMD kernel body. Every SIMD kernel set is this code over an instruction set's
 // adapter (an `Isa`), compiled once per set in its own translation unit (kernels_sse42.cpp,
-// kernels_avx2.cpp, kernels_avx512.cpp) with that set's compiler flags. Everything here has
+// kernels_avx2.cpp, kernels_avx512.cpp, kernels_avx512vbmi.cpp) with that set's compiler flags. Everything here has
 // internal linkage, so the linker can never hand a function compiled for AVX-512 to code
 // that runs on a CPU without it. Include it from those files only.
 //
@@ -18,6 +18,7 @@
 //   V    reverse<S>(V)                     the register's S-byte elements in reverse order
 //   Unit unit<S>()                         how the stepped kernel's masks move S-byte elements:
 //        kLanes  - a byte shuffle inside each 16-byte lane; the lanes are stored one by one
+//        kBytes  - one permute of the register's bytes
 //        kWords  - one permute of the register's 2-byte pieces
 //        kDwords - one permute of the register's 4-byte pieces
 //   V    permute<S>(V, const uint8_t* mask) that shuffle, with a kWidth-byte mask (aligned)
@@ -59,7 +60,7 @@
 namespace tslice::kernels {
 namespace {
 
-enum class Unit { kLanes, kWords, kDwords };
+enum class Unit { kLanes, kBytes, kWords, kDwords };
 
 // xsimd generators for batch_constant: reversed order, and reversed order of pairs (for
 // 16-byte elements as pairs of 8-byte ones).
@@ -255,6 +256,8 @@ struct Body {
                     const std::int64_t from = pos + b, to = slot + b;
                     if constexpr (unit == Unit::kLanes) {
                         mask[to] = static_cast<std::uint8_t>(from - u * unit_bytes);
+                    } else if constexpr (unit == Unit::kBytes) {
+                        mask[to] = static_cast<std::uint8_t>(from);
                     } else if constexpr (unit == Unit::kWords) {
                         if (to % 2 == 0) {
                             const auto index = static_cast<std::uint16_t>(from / 2);

@@ -175,6 +175,9 @@ Asker ask_and_map(const View& view, bool cached, bool mapping_faults, bool throu
     sizes.read_ahead_thread = true;
     std::mutex mutex;
     Asker out;
+    // Room made here: a callback that allocated could fault in the thread that counts faults.
+    out.asked.reserve(64);
+    out.mapped.reserve(64);
     InputPages pages;
     pages.read_ahead = [&](std::int64_t begin, std::int64_t end) {
         const std::lock_guard<std::mutex> lock(mutex);

@@ -78,8 +78,7 @@ InputPaging::InputPaging(const View& view, const InputPages& pages, const WriteS
     // a quarter of the bytes it reads. On two cores a result as large as the input was
     // slower so (uint8 [:, :, ::-1] of a 1 GiB file to a file: 314 against 267 ms): the
     // mapping took CPU time from the writing. Measured on page caches of single pages (files
-    // written with write()); where the kernel's readahead filled them with large folios,
-    // faults map many pages each, and mapping ahead neither gained nor lost.
+    // written with write()); for large folios see asking().
     const std::int64_t result_bytes = total_ * static_cast<std::int64_t>(view.itemsize);
     if (through_mapping && use_thread_ && pages.read_cached && 4 * result_bytes <= whole_.end - whole_.begin) {
         map_ahead_ = pages.map_ahead;

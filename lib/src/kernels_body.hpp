@@ -1,8 +1,9 @@
 // The one SIMD kernel body. Every SIMD kernel set is this code over an instruction set's
 // adapter (an `Isa`), compiled once per set in its own translation unit (kernels_sse42.cpp,
-// kernels_avx2.cpp, kernels_avx512.cpp, kernels_avx512vbmi.cpp) with that set's compiler flags. Everything here has
-// internal linkage, so the linker can never hand a function compiled for AVX-512 to code
-// that runs on a CPU without it. Include it from those files only.
+// kernels_avx2.cpp, kernels_avx512.cpp, kernels_avx512vbmi.cpp) with that set's compiler
+// flags. Everything here has internal linkage, so the linker can never hand a function
+// compiled for AVX-512 to code that runs on a CPU without it. Include it from those files
+// only.
 //
 // xsimd provides the register types, loads and stores, and the compile-time swizzles it has
 // (xsimd 8.1 lacks byte shuffles on AVX2, byte shuffles without VBMI on AVX-512, runtime
@@ -290,8 +291,9 @@ struct Body {
             // register whatever it holds; the plain loop costs per element. So the stepped
             // kernel wins up to some step, which each set's adapter says (stepped_most_bytes),
             // from timings on 1 GiB inputs of rows of 1024 elements, steps of 2 to 12
-            // elements (most of them) both ways, on an AMD EPYC (Zen 4) with each set forced (TSLICE_KERNEL):
-            // AVX-512 uint8 every 8th 41 ms shuffled against 44 plain, every 12th 48 against 41;
+            // elements (most of them) both ways, on an AMD EPYC (Zen 4) with each set forced
+            // (TSLICE_KERNEL): AVX-512 uint8 every 8th 41 ms shuffled against 44 plain, every
+            // 12th 48 against 41;
             // int16 every 5th 40 against 43, every 6th 40 against 39; float32 every 3rd 40
             // against 43, every 4th backwards 38 against 35; float64 every 2nd backwards 44
             // against 39. The bench's table of copy choices times the other kernel on any CPU.

@@ -387,3 +387,55 @@ TEST_CASE("copy: long rows of elements 1 KiB or more apart prefetch their own el
     CHECK(out == expected);
     CHECK(std::all_of(out.begin() + 1200, out.begin() + 2400, [](std::byte b) { return b == std::byte{0}; }));
 }
+
+TEST_CASE("copy: short rows go in bands, on either input memory, and give the reference's bytes") {
+    // Planes of 64 rows or more, of rows of at most 64 elements after slicing: the band
+    // loop, with every kernel (contiguous, stepped, reversed, strided and unrolled) and any
+    // split into element ranges; streamed too, where the band writes in place.
+    std::mt19937_64 rng(20261126);
+    const std::size_t itemsizes[] = {1, 2, 3, 4, 8, 16};
+    int banded = 0;
+    for (int round = 0; round < 400; ++round) {
+        const std::size_t itemsize = itemsizes[round % std::size(itemsizes)];
+        const Shape shape{std::uniform_int_distribution<std::int64_t>(1, 3)(rng),
+                          std::uniform_int_distribution<std::int64_t>(64, 150)(rng),
+                          std::uniform_int_distribution<std::int64_t>(1, 200)(rng)};
+        const std::int64_t step = std::uniform_int_distribution<std::int64_t>(-13, 13)(rng);
+        const std::string text = std::string("[:, ") + (round % 3 == 0 ? "::-1" : ":") + ", ::" +
+                                 std::to_string(step == 0 ? 1 : step) + "]";
+        CAPTURE(itemsize);
+        CAPTURE(shape[2]);
+        CAPTURE(text);
+        const View view = apply_plan(plan_index(parse_index_expr(text), shape), View::contiguous(shape, itemsize));
+        const auto data = numbered_bytes(static_cast<std::size_t>(shape[0] * shape[1] * shape[2]) * itemsize);
+        const InputMemory memory = round % 2 ? InputMemory::Resident : InputMemory::Mapped;
+        const auto expected = reference_copy(data.data(), view);
+        const std::int64_t count = view.element_count();
+        const auto size = static_cast<std::int64_t>(itemsize);
+        for (const auto& set : available_kernel_sets()) {
+            CAPTURE(set);
+            force_kernel_set(set);
+            const CopyPlan plan = plan_copy(view, memory);
+            banded += plan.bands;
+            // (Rows of one element are dropped, and whole rows read forwards merge: then the
+            // plane is another one, or none.)
+            const std::size_t rank = plan.layout.rank();
+            if (rank >= 2 && plan.layout.shape[rank - 2] >= 64)
+                CHECK(plan.bands == (plan.set->prefetch && plan.row_length <= 64));
+            for (const auto stream : {StreamChoice::Chosen, StreamChoice::Always}) {
+                set_stream_choice(stream);
+                std::vector<std::byte> out(expected.size(), std::byte{0x5A});
+                for (std::int64_t first = 0; first < count;) {
+                    const std::int64_t n =
+                        round % 4 == 0 ? count : std::min<std::int64_t>(count - first, 1 + static_cast<std::int64_t>(rng() % 2000));
+                    copy_view(data.data(), view, out.data() + first * size, first, n, memory);
+                    first += n;
+                }
+                CHECK(out == expected);
+            }
+            set_stream_choice(StreamChoice::Chosen);
+        }
+        force_kernel_set("auto");
+    }
+    if (available_kernel_sets().size() > 1) CHECK(banded > 200);
+}

@@ -73,9 +73,9 @@ struct Row {
 };
 
 Bytes run_row(const kernels::KernelSet& set, const Row& row, std::int64_t stride, std::size_t itemsize,
-              std::int64_t count, std::size_t misalign, bool& guards, std::size_t slack = 0) {
+              std::int64_t count, std::size_t misalign, bool& guards, std::size_t slack = 0, bool resident = false) {
     kernels::RowKernel kernel;
-    set.prepare_row(kernel, stride, itemsize, count);
+    set.prepare_row(kernel, stride, itemsize, count, resident);
     Output out(static_cast<std::size_t>(count) * itemsize, misalign, slack);
     kernel(row.data.data() + row.first, out.data(), count, static_cast<std::int64_t>(slack));
     guards = out.guards_intact();
@@ -112,7 +112,7 @@ TEST_CASE("kernels: every set's row kernels give the scalar set's bytes") {
     const std::size_t itemsizes[] = {1, 2, 3, 4, 8, 12, 16};
     // Slack after the row: none, less than a register, a register or more.
     const std::size_t slacks[] = {0, 1, 15, 63, 64, 65, 200};
-    int stepped = 0, reversed = 0, stepped_with_slack = 0;
+    int stepped = 0, reversed = 0, stepped_with_slack = 0, unrolled = 0;
     for (int round = 0; round < 6000; ++round) {
         const std::size_t itemsize = itemsizes[round % std::size(itemsizes)];
         const auto size = static_cast<std::int64_t>(itemsize);
@@ -125,26 +125,30 @@ TEST_CASE("kernels: every set's row kernels give the scalar set's bytes") {
                                                   : std::uniform_int_distribution<std::int64_t>(1, 300)(rng);
         const std::size_t misalign = rng() % 64;
         const std::size_t slack = slacks[rng() % std::size(slacks)];
+        const bool resident = round % 2 == 0;  // the unrolled plain loop, or the plain one
         CAPTURE(itemsize);
         CAPTURE(stride);
         CAPTURE(count);
         CAPTURE(misalign);
         CAPTURE(slack);
+        CAPTURE(resident);
         const Row row(rng, count, stride, itemsize);
         bool guards = true;
         const Bytes expected = run_row(kernels::scalar_set(), row, stride, itemsize, count, misalign, guards);
         for (const auto* set : sets) {
             CAPTURE(set->name);
             kernels::RowKernel kernel;
-            set->prepare_row(kernel, stride, itemsize, count);
+            set->prepare_row(kernel, stride, itemsize, count, resident);
             stepped += std::string(kernel.name) == "stepped";
+            unrolled += std::string(kernel.name) == "unrolled";
             stepped_with_slack += std::string(kernel.name) == "stepped" && slack >= 64;
             reversed += std::string(kernel.name) == "reversed";
-            CHECK(run_row(*set, row, stride, itemsize, count, misalign, guards, slack) == expected);
+            CHECK(run_row(*set, row, stride, itemsize, count, misalign, guards, slack, resident) == expected);
             CHECK(guards);
         }
     }
     if (!sets.empty()) {
+        CHECK(unrolled > 1000);
         CHECK(stepped > 1000);
         CHECK(stepped_with_slack > 300);
         CHECK(reversed > 300);
@@ -175,7 +179,7 @@ TEST_CASE("kernels: forcing the stepped kernel or the plain loop changes the ker
             for (const auto choice : {kernels::SteppedChoice::Always, kernels::SteppedChoice::Never}) {
                 kernels::set_stepped_choice(choice);
                 kernels::RowKernel kernel;
-                set->prepare_row(kernel, stride, itemsize, count);
+                set->prepare_row(kernel, stride, itemsize, count, false);
                 names[choice == kernels::SteppedChoice::Never] = kernel.name;
                 CHECK(run_row(*set, row, stride, itemsize, count, misalign, guards, slack) == expected);
                 CHECK(guards);

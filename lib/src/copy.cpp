@@ -1,7 +1,8 @@
 // The copy: normalise the layout, then one outer loop over rows that hands each row (or, for
 // a transposing layout, a band of rows) to a kernel chosen once per copy by item size and
-// inner stride. The kernels (kernels.hpp) see bytes and strides, never ops or dtypes; which
-// instruction set runs them is kernels.cpp's business.
+// inner stride. Short rows go a plane at a time through a tighter loop of their own (bands,
+// copy_plan.cpp). The kernels (kernels.hpp) see bytes and strides, never ops or dtypes;
+// which instruction set runs them is kernels.cpp's business.
 //
 // A table view (a gather) adds one lookup to the outer loop: each row starts at its byte
 // offset plus the table entry of the row, and a row whose entry is View::kZeroElement is
@@ -147,7 +148,10 @@ public:
           column_(first % plan.row_length), at_(plan.layout, first / plan.row_length),
           // (Rows past this call's range too: the writer copies a view in chunks, one call each.)
           last_row_(plan.layout.element_count() / plan.row_length - 1),
-          prefetch_(plan.prefetch_ahead > 0 && first / plan.row_length + plan.prefetch_ahead <= last_row_),
+          // (A copy in bands prefetches within them; the part rows at either end of the call
+          // go without.)
+          prefetch_(plan.prefetch_ahead > 0 && !plan.bands &&
+                    first / plan.row_length + plan.prefetch_ahead <= last_row_),
           next_(plan.layout, prefetch_ ? first / plan.row_length + plan.prefetch_ahead : first / plan.row_length),
           next_row_(first / plan.row_length + plan.prefetch_ahead),
           // Input bytes per element, as far as cache lines go: how a row is cut into pieces of
@@ -157,6 +161,7 @@ public:
     TSLICE_INLINE void run() {
         while (count_ > 0) {
             if (plan_.method == CopyPlan::Method::Tiles && column_ == 0 && copy_tiles()) continue;
+            if (plan_.bands && column_ == 0 && copy_band()) continue;
             copy_row();
             if (count_ == 0) break;
             column_ = 0;
@@ -179,6 +184,33 @@ private:
                         sink_.direct(rows * plan_.row_length * item_bytes()), rows, plan_.row_length,
                         plan_.layout.itemsize);
         count_ -= rows * plan_.row_length;
+        if (count_ > 0) at_.step(rows);
+        return true;
+    }
+
+    // Whole rows of the plane of the two innermost axes, as many as are left in it, each after
+    // the prefetch of the row plan_.prefetch_ahead on (within the band); false when fewer
+    // than two are left.
+    TSLICE_INLINE bool copy_band() {
+        const std::size_t rank = plan_.layout.rank();
+        const std::int64_t rows =
+            std::min(count_ / plan_.row_length, plan_.layout.shape[rank - 2] - at_.index[rank - 2]);
+        if (rows < 2) return false;
+        const std::int64_t row_stride = plan_.layout.byte_strides[rank - 2], length = plan_.row_length;
+        const std::int64_t out_row = length * item_bytes(), ahead = plan_.prefetch_ahead;
+        const std::int64_t stride = plan_.inner_stride;
+        const bool to_l1 = prefetches_to_l1(stride);
+        const kernels::RowKernel& kernel = plan_.row;
+        std::byte* out = sink_.direct(rows * out_row);
+        const std::byte* src = base_ + at_.offset;
+        for (std::int64_t r = 0; r < rows; ++r, src += row_stride, out += out_row) {
+            if (ahead > 0 && r + ahead < rows) {
+                const RowLines lines = row_lines(src + ahead * row_stride, stride, length, item_bytes());
+                lines.prefetch(0, lines.count, to_l1);
+            }
+            kernel.fn(kernel, src, out, length, sink_.bytes_after(out + out_row));
+        }
+        count_ -= rows * length;
         if (count_ > 0) at_.step(rows);
         return true;
     }
@@ -304,9 +336,10 @@ private:
 
 }  // namespace
 
-void copy_view(const std::byte* src, const View& view, std::byte* dst, std::int64_t first, std::int64_t count) {
+void copy_view(const std::byte* src, const View& view, std::byte* dst, std::int64_t first, std::int64_t count,
+               InputMemory memory) {
     if (count <= 0) return;
-    const CopyPlan plan = plan_copy(view);
+    const CopyPlan plan = plan_copy(view, memory);
     if (plan.method == CopyPlan::Method::Element) {
         const std::int64_t* table = plan.layout.has_table() ? plan.layout.table->data() + plan.layout.table_offset : nullptr;
         const std::byte* element = src + plan.layout.byte_offset;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernels.hpp"
+#include "tslice/copy.hpp"
 #include "tslice/view.hpp"
 
 namespace tslice {
@@ -38,10 +39,13 @@ struct CopyPlan {
     // For rows whose elements lie 1 KiB or more apart, longer than this: how many elements
     // ahead in the row itself its lines are prefetched; 0 for none.
     std::int64_t lines_ahead = 0;
+    // Rows (Method::Rows) short enough to be copied a band at a time: all the rows left in
+    // the plane of the two innermost axes in one tight loop (copy.cpp).
+    bool bands = false;
 };
 
 // For a view with at least one element.
-CopyPlan plan_copy(const View& view);
+CopyPlan plan_copy(const View& view, InputMemory memory = InputMemory::Resident);
 
 // Whether a call that copies `count` elements writes them with non-temporal stores: only
 // copies large enough that their output cannot stay in the caches anyway, of rows of at

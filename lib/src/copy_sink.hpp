@@ -90,6 +90,10 @@ public:
         });
     }
 
+    // The bytes of the copy's output from `at` (in room direct() gave) to its end: what a
+    // kernel writing there may overwrite, since the rest is written afterwards.
+    std::int64_t bytes_after(const std::byte* at) const { return end_ - at; }
+
     // Room for `bytes` written in place, by a kernel that writes them in its own order.
     std::byte* direct(std::int64_t bytes) {
         flush();

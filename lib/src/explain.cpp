@@ -237,7 +237,8 @@ std::string copy_description(const Pipeline& pipeline, std::size_t itemsize, boo
         if (view.has_table()) view = View::contiguous(view.shape, view.itemsize);
         view = gather_layout(std::get<GatherPlan>(step.plan), view);
     }
-    std::string text = describe_copy(view);
+    // The tool copies from the file's mapping (a piped input is the exception).
+    std::string text = describe_copy(view, InputMemory::Mapped);
     // The write stage's choice for an input read from a file (row_reads.hpp).
     const std::int64_t row_bytes = gathered_row_bytes(view);
     const WriteSizes sizes = write_sizes();

@@ -57,7 +57,11 @@ using TileFn = void (*)(const std::byte* src, std::int64_t row_stride, std::int6
 struct KernelSet {
     const char* name;
     // Fills `kernel` for rows of `length` elements `stride` bytes apart, of `itemsize` bytes.
-    void (*prepare_row)(RowKernel& kernel, std::int64_t stride, std::size_t itemsize, std::int64_t length);
+    // `resident`: whether the input's pages are all mapped before the copy reads them
+    // (memory the process holds), rather than faulted in by the copy's own reads (a file
+    // mapping). The plain loop's choice depends on it (kernels_body.hpp).
+    void (*prepare_row)(RowKernel& kernel, std::int64_t stride, std::size_t itemsize, std::int64_t length,
+                        bool resident);
     // Null for a set without 2-D kernels (the scalar set: its rows are the reference).
     TileFn tile;
     // A contiguous copy with non-temporal (streaming) stores, and the fence that orders them

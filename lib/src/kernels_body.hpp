@@ -42,7 +42,8 @@
 //   row of a copy but its last), and the last register is the one ending nearest the row's
 //   end that has a table entry, leaving at most one element to copy alone.
 // - strided (anything else: large steps, other item sizes, the steps above that the
-//   stepped kernel leaves): a plain loop.
+//   stepped kernel leaves): a plain loop; on input already resident, the plain loop
+//   unrolled eight times (unrolled).
 // - stream_copy: memcpy with non-temporal stores, for copy.cpp's streamed output.
 // - tile (2-D): a plane whose rows are close together in the input and whose columns are
 //   far apart (a transpose) is copied in blocks of columns, a cache line of each column at a
@@ -113,6 +114,38 @@ struct Body {
                               std::int64_t = 0) {
         const std::int64_t stride = kernel.stride;
         for (std::int64_t i = 0; i < count; ++i, src += stride, dst += S) std::memcpy(dst, src, S);
+    }
+
+    // The plain loop unrolled eight times, the odd elements first (numpy's loop for such rows
+    // is so unrolled). Each of its eight loads then walks the input at one fixed distance
+    // (eight elements on, or, in rows of at most eight elements, one row on), where the plain
+    // loop's one load jumps back at every row's end; that is most likely what lets the
+    // hardware's stride prefetchers follow it. Measured on Zen 4 (1 GiB inputs, rows of 1024
+    // elements, one thread, medians of 5 processes of 7 copies), on memory the process holds:
+    // float64 every 32nd 13.5 ms plain against 9.0 unrolled (numpy 8.3 to 8.8), every 16th
+    // 25.4 against 16.7, every 100th 5.3 against 4.5; float32 every 32nd 24.7 against 16.4,
+    // every 100th 10.3 against 8.8; int16 every 100th 19.2 against 17.0; uint8 and float32
+    // every 16th the same. On a file mapping whose pages the copy faults in itself it was
+    // slower: the tool's float32 `[:, :, ::100]` from a file 134 against 166 ms (user time 47
+    // against 80 ms), and a loop over a new mapping of a float64 file, every 100th, 140
+    // against 152 ms. Why was not measured (no hardware counters on that machine); so it
+    // runs only on resident input.
+    template <std::size_t S>
+    static void unrolled(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count,
+                         std::int64_t) {
+        const std::int64_t stride = kernel.stride;
+        std::int64_t i = 0;
+        for (; i < count % 8; ++i, src += stride, dst += S) std::memcpy(dst, src, S);
+        for (; i < count; i += 8, src += 8 * stride, dst += 8 * S) {
+            std::memcpy(dst, src, S);
+            std::memcpy(dst + S, src + stride, S);
+            std::memcpy(dst + 2 * S, src + 2 * stride, S);
+            std::memcpy(dst + 3 * S, src + 3 * stride, S);
+            std::memcpy(dst + 4 * S, src + 4 * stride, S);
+            std::memcpy(dst + 5 * S, src + 5 * stride, S);
+            std::memcpy(dst + 6 * S, src + 6 * stride, S);
+            std::memcpy(dst + 7 * S, src + 7 * stride, S);
+        }
     }
 
     static void strided_any(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count,
@@ -277,7 +310,7 @@ struct Body {
     }
 
     template <std::size_t S>
-    static void prepare_sized(RowKernel& kernel, std::int64_t length) {
+    static void prepare_sized(RowKernel& kernel, std::int64_t length, bool resident) {
         constexpr auto size = static_cast<std::int64_t>(S);
         const std::int64_t stride = kernel.stride;
         if (stride == -size) {
@@ -313,11 +346,17 @@ struct Body {
                 return;
             }
         }
-        kernel.fn = strided_fixed<S>;
-        kernel.name = "strided";
+        if (resident) {
+            kernel.fn = unrolled<S>;
+            kernel.name = "unrolled";
+        } else {
+            kernel.fn = strided_fixed<S>;
+            kernel.name = "strided";
+        }
     }
 
-    static void prepare_row(RowKernel& kernel, std::int64_t stride, std::size_t itemsize, std::int64_t length) {
+    static void prepare_row(RowKernel& kernel, std::int64_t stride, std::size_t itemsize, std::int64_t length,
+                            bool resident) {
         kernel.stride = stride;
         kernel.itemsize = itemsize;
         kernel.period = 0;
@@ -327,11 +366,11 @@ struct Body {
             return;
         }
         switch (itemsize) {
-            case 1: return prepare_sized<1>(kernel, length);
-            case 2: return prepare_sized<2>(kernel, length);
-            case 4: return prepare_sized<4>(kernel, length);
-            case 8: return prepare_sized<8>(kernel, length);
-            case 16: return prepare_sized<16>(kernel, length);
+            case 1: return prepare_sized<1>(kernel, length, resident);
+            case 2: return prepare_sized<2>(kernel, length, resident);
+            case 4: return prepare_sized<4>(kernel, length, resident);
+            case 8: return prepare_sized<8>(kernel, length, resident);
+            case 16: return prepare_sized<16>(kernel, length, resident);
             default:
                 kernel.fn = strided_any;
                 kernel.name = "strided";

@@ -26,7 +26,7 @@ void strided_any(const RowKernel& kernel, const std::byte* src, std::byte* dst, 
     for (std::int64_t i = 0; i < count; ++i, src += stride, dst += size) std::memcpy(dst, src, size);
 }
 
-void prepare_row(RowKernel& kernel, std::int64_t stride, std::size_t itemsize, std::int64_t) {
+void prepare_row(RowKernel& kernel, std::int64_t stride, std::size_t itemsize, std::int64_t, bool) {
     kernel.stride = stride;
     kernel.itemsize = itemsize;
     kernel.period = 0;

@@ -335,7 +335,7 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
             if (gather_reads) {
                 gather_reads.copy(one_thread, elements.data(), next, count);
             } else {
-                copy_view(data, view, elements.data(), next, count);
+                copy_view(data, view, elements.data(), next, count, pages.memory());
                 input.before(next + count);
             }
             {

@@ -325,10 +325,12 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
                                 if (gather_reads)
                                     gather_reads.copy(pool, whole.data(), first + from, to - from);
                                 else
-                                    copy_view_parallel(pool, data, view, whole.data(), first + from, to - from);
+                                    copy_view_parallel(pool, data, view, whole.data(), first + from, to - from,
+                                                       pages.memory());
                                 pack_elements(*packs, whole.data(), to - from, scratch + from * written);
                             } else {
-                                copy_view_parallel(pool, data, view, scratch + from * itemsize, first + from, to - from);
+                                copy_view_parallel(pool, data, view, scratch + from * itemsize, first + from, to - from,
+                                                   pages.memory());
                             }
                             input.before(first + to);
                         }

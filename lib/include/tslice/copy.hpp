@@ -18,6 +18,12 @@ namespace tslice {
 // axis of length 0.
 View normalise(const View& view);
 
+// Where copy_view's input lies: in memory the process holds, its pages mapped already
+// (Resident: a buffer it filled, an inflated .npz member), or in a file mapping whose pages
+// the copy's own reads fault in (Mapped). One kernel choice depends on it: the unrolled plain
+// loop, faster on the first and slower on the second (kernels_body.hpp).
+enum class InputMemory { Resident, Mapped };
+
 // Copies elements [first, first + count) of `view` (in C order of the view's shape) from
 // `src` (the start of the input data) to `dst`, densely. The whole result is
 // copy_view(src, view, dst, 0, view.element_count()), and any split of it into element
@@ -26,11 +32,11 @@ View normalise(const View& view);
 // entry writes zeros. A call whose output is large (many MiB) writes it with non-temporal
 // stores, which do not keep it in the caches.
 void copy_view(const std::byte* src, const View& view, std::byte* dst, std::int64_t first,
-               std::int64_t count);
+               std::int64_t count, InputMemory memory = InputMemory::Resident);
 
 // How copy_view will copy `view`, in words for --explain: the row length and stride, the
 // row kernel, the kernel set, tiles or table lookups, prefetching.
-std::string describe_copy(const View& view);
+std::string describe_copy(const View& view, InputMemory memory = InputMemory::Resident);
 
 // The kernels behind copy_view come in sets, one per instruction set: "scalar" (plain
 // loops, the reference), "sse4.2", "avx2", "avx512". copy_view uses the best set this CPU

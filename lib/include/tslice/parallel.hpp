@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "tslice/copy.hpp"
 #include "tslice/view.hpp"
 
 namespace tslice {
@@ -78,6 +79,6 @@ std::optional<unsigned> cpu_quota_threads(std::string_view cpu_max);
 // copy_view over elements [first, first + count), split into one part per worker when the
 // range is large enough (at least ~1 MiB a part) for threads to pay off.
 void copy_view_parallel(WorkerPool& pool, const std::byte* src, const View& view, std::byte* dst,
-                        std::int64_t first, std::int64_t count);
+                        std::int64_t first, std::int64_t count, InputMemory memory = InputMemory::Resident);
 
 }  // namespace tslice

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tslice/copy.hpp"
 #include "tslice/npy.hpp"
 #include "tslice/view.hpp"
 
@@ -95,6 +96,10 @@ struct InputPages {
     // The copy reads these bytes soon, through the mapping: their pages may be mapped ahead
     // of it, waiting for the device where they are not in the page cache yet.
     Callback map_ahead;
+
+    // An input with pages to ask for is a mapping the copy faults in as it reads; one without
+    // is memory the process holds (copy.hpp).
+    InputMemory memory() const { return read_ahead ? InputMemory::Mapped : InputMemory::Resident; }
 };
 
 // Writes the elements `view` selects from `data`, framed. With `pages`, the input pages the

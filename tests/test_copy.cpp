@@ -334,6 +334,21 @@ TEST_CASE("copy: the prefetch distance is a setting in lines, and none is no pre
     sparse.byte_strides = {8192, 256};
     CHECK(plan_copy(sparse).prefetch_ahead == (prefetches ? 4 : 0));
     CHECK(plan_copy(sparse).lines_ahead == 0);
+
+    // Short rows go in bands; dense ones of more than two lines (128 bytes) are left to the
+    // hardware's prefetchers there, shorter ones are prefetched.
+    const Shape cube{4, 100, 1024};
+    const View dense = apply_plan(plan_index(parse_index_expr("[:, :, :64]"), cube), View::contiguous(cube, 4));
+    CHECK(plan_copy(dense).bands == prefetches);
+    CHECK(plan_copy(dense).prefetch_ahead == 0);
+    const View longer = apply_plan(plan_index(parse_index_expr("[:, :, :33]"), cube), View::contiguous(cube, 4));
+    CHECK(plan_copy(longer).prefetch_ahead == 0);
+    const View shorter = apply_plan(plan_index(parse_index_expr("[:, :, :32]"), cube), View::contiguous(cube, 4));
+    CHECK(plan_copy(shorter).bands == prefetches);
+    CHECK(plan_copy(shorter).prefetch_ahead == (prefetches ? 32 : 0));  // 2 lines a row
+    const View stepped = apply_plan(plan_index(parse_index_expr("[:, :, :1000:16]"), cube), View::contiguous(cube, 4));
+    CHECK(plan_copy(stepped).bands == prefetches);
+    CHECK(plan_copy(stepped).prefetch_ahead == (prefetches ? 1 : 0));  // 63 lines a row
 }
 
 TEST_CASE("copy: long rows of elements 1 KiB or more apart prefetch their own elements ahead") {

@@ -19,9 +19,10 @@ namespace tslice {
 View normalise(const View& view);
 
 // Where copy_view's input lies: in memory the process holds, its pages mapped already
-// (Resident: a buffer it filled, an inflated .npz member), or in a file mapping whose pages
-// the copy's own reads fault in (Mapped). One kernel choice depends on it: the unrolled plain
-// loop, faster on the first and slower on the second (kernels_body.hpp).
+// (Resident: a buffer it filled, a small deflated .npz member inflated whole), or in a file
+// mapping whose pages the copy's own reads fault in (Mapped: a file, or the temporary file a
+// piped input or a large deflated member is spooled to). One kernel choice depends on it:
+// the unrolled plain loop, faster on the first and slower on the second (kernels_body.hpp).
 enum class InputMemory { Resident, Mapped };
 
 // Copies elements [first, first + count) of `view` (in C order of the view's shape) from

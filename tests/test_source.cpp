@@ -101,6 +101,10 @@ TEST_CASE("a deflated member is inflated into a spool; a stored one is pointed a
         CHECK(data.view().shape == std::vector<std::int64_t>{300000});
         data.release(0, 600000);
         CHECK(std::memcmp(data.data(), npy.data() + (npy.size() - 1200000), 1200000) == 0);
+        // What the copy is told about where its input lies (copy.hpp): the small inflated
+        // member is memory the process holds, the stored one the file's mapping.
+        CHECK(data.pages().memory() ==
+              (array.bytes.kind == ArrayBytes::Kind::Mapped ? InputMemory::Mapped : InputMemory::Resident));
     }
     fs::remove(path);
 }
@@ -117,6 +121,7 @@ TEST_CASE("a deflated member over the in-memory budget streams through a spool")
     CHECK(std::memcmp(data.data(), npy.data() + (npy.size() - 36'000'000), 36'000'000) == 0);
     data.release(0, 8'000'000);
     CHECK(std::memcmp(data.data(), npy.data() + (npy.size() - 36'000'000), 36'000'000) == 0);
+    CHECK(data.pages().memory() == InputMemory::Mapped);  // the spool's mapping
     fs::remove(path);
 }
 

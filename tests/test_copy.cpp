@@ -343,6 +343,12 @@ TEST_CASE("copy: the prefetch distance is a setting in lines, and none is no pre
     CHECK(plan_copy(dense).prefetch_ahead == 0);
     const View longer = apply_plan(plan_index(parse_index_expr("[:, :, :33]"), cube), View::contiguous(cube, 4));
     CHECK(plan_copy(longer).prefetch_ahead == 0);
+    if (prefetches)
+        CHECK(describe_copy(longer, InputMemory::Mapped).find("rows of 33 elements 4 bytes apart: contiguous row kernel "
+                                                              "(kernel set ") == 0);
+    // (The (4, 100) outer axes merge: one plane of 400 rows.)
+    CHECK((describe_copy(longer).find("), a plane of 400 rows at a time") != std::string::npos) == prefetches);
+    CHECK(describe_copy(longer).find("prefetching") == std::string::npos);
     const View shorter = apply_plan(plan_index(parse_index_expr("[:, :, :32]"), cube), View::contiguous(cube, 4));
     CHECK(plan_copy(shorter).bands == prefetches);
     CHECK(plan_copy(shorter).prefetch_ahead == (prefetches ? 32 : 0));  // 2 lines a row

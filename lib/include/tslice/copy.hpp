@@ -36,7 +36,8 @@ void copy_view(const std::byte* src, const View& view, std::byte* dst, std::int6
                std::int64_t count, InputMemory memory = InputMemory::Resident);
 
 // How copy_view will copy `view`, in words for --explain: the row length and stride, the
-// row kernel, the kernel set, tiles or table lookups, prefetching.
+// row kernel, the kernel set, tiles or table lookups, short rows a plane at a time,
+// prefetching.
 std::string describe_copy(const View& view, InputMemory memory = InputMemory::Resident);
 
 // The kernels behind copy_view come in sets, one per instruction set: "scalar" (plain

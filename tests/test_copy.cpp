@@ -447,8 +447,9 @@ TEST_CASE("copy: short rows go in bands, on either input memory, and give the re
                 set_stream_choice(stream);
                 std::vector<std::byte> out(expected.size(), std::byte{0x5A});
                 for (std::int64_t first = 0; first < count;) {
-                    const std::int64_t n =
-                        round % 4 == 0 ? count : std::min<std::int64_t>(count - first, 1 + static_cast<std::int64_t>(rng() % 2000));
+                    const std::int64_t n = round % 4 == 0 ? count
+                                                          : std::min<std::int64_t>(
+                                                                count - first, 1 + static_cast<std::int64_t>(rng() % 2000));
                     copy_view(data.data(), view, out.data() + first * size, first, n, memory);
                     first += n;
                 }

@@ -178,7 +178,8 @@ std::string describe_copy(const View& view, InputMemory memory) {
                        "rows of " + std::to_string(plan.row_length) + " elements " +
                        std::to_string(plan.inner_stride) + " bytes apart: " + plan.row.name + " row kernel (kernel set " +
                        set + ")";
-    if (plan.bands) text += ", a plane of " + std::to_string(plan.layout.shape[plan.layout.rank() - 2]) + " rows at a time";
+    if (plan.bands)
+        text += ", a plane of " + std::to_string(plan.layout.shape[plan.layout.rank() - 2]) + " rows at a time";
     if (plan.prefetch_ahead > 0) text += ", prefetching " + std::to_string(plan.prefetch_ahead) + " rows ahead";
     if (plan.lines_ahead > 0 && plan.row_length > plan.lines_ahead)
         text += " and " + std::to_string(plan.lines_ahead) + " elements ahead in the row";

@@ -79,8 +79,9 @@ Result materialise(const Result& result, const std::string& label) {
     // result can still have elements (OpenVINO's zeros), and its view's offsets are applied to
     // this pointer, which must point somewhere.
     dense.owned = std::make_shared<std::vector<std::byte>>(std::max<std::size_t>(static_cast<std::size_t>(bytes), 1));
-    // The input may be the file's mapping, not yet read.
-    copy_view(result.data, result.view, dense.owned->data(), 0, result.view.element_count(), InputMemory::Mapped);
+    // A buffer made before is memory held; the input itself may be a file's mapping, not yet read.
+    const InputMemory memory = result.owned ? InputMemory::Resident : InputMemory::Mapped;
+    copy_view(result.data, result.view, dense.owned->data(), 0, result.view.element_count(), memory);
     dense.data = dense.owned->data();
     dense.view = View::contiguous(result.view.shape, result.view.itemsize);
     return dense;

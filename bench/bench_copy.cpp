@@ -17,49 +17,40 @@
 //
 // Every copy is checked, in quick mode too: tslice's output (one thread and all threads, each
 // into a poisoned buffer) and xtensor's must equal a plain element-by-element reference
-// computed here from the plan's numbers (not through copy_view), and numpy's result must have
-// the same shape and the same sampled byte sum. A difference or an error exits 1; a missed
-// target never does.
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <fcntl.h>
-#include <unistd.h>
-
+// computed from the plan's numbers (in bench_reference.cpp, not through copy_view), and numpy's
+// result must have the same shape and the same sampled byte sum. A difference or an error
+// exits 1; a missed target never does.
+//
+// The parts, each in a file of its own: bench_common.hpp (the options, the buffers and the
+// helpers every part uses), bench_generate.cpp (generate), bench_reference.cpp (the reference
+// copies and the bytes a copy reads), bench_contenders.cpp (xtensor and numpy). This file plans
+// each case, runs the table, lists the whole-process jobs and reads the command line.
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <chrono>
-#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <xtensor/xadapt.hpp>
-#include <xtensor/xnoalias.hpp>
-#include <xtensor/xtensor.hpp>
-#include <xtensor/xview.hpp>
 
+#include "bench_common.hpp"
+#include "bench_contenders.hpp"
+#include "bench_generate.hpp"
+#include "bench_reference.hpp"
 #include "cases.hpp"
 #include "copy_choices.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/gather.hpp"
 #include "tslice/npy.hpp"
-#include "tslice/write.hpp"
 #include "tslice/parallel.hpp"
 #include "tslice/plan.hpp"
-
-#ifndef TSLICE_BENCH_SOURCE_DIR
-#define TSLICE_BENCH_SOURCE_DIR "bench"
-#endif
 
 namespace {
 
@@ -68,39 +59,26 @@ using tslice::bench::CaseSpec;
 using tslice::bench::InputSpec;
 using tslice::bench::Kind;
 
-[[noreturn]] void die(const std::string& message) {
-    std::fprintf(stderr, "tslice_bench: %s\n", message.c_str());
-    std::exit(1);
-}
+using tslice::bench::Buffer;
+using tslice::bench::die;
+using tslice::bench::input_spec;
+using tslice::bench::Options;
+using tslice::bench::path_of;
+using tslice::bench::product;
+using tslice::bench::seconds_since;
 
-struct Options {
-    std::string command;
-    std::string dir;
-    bool quick = false;
-    int reps = 0;  // 0: 7 (full) or 5 (quick)
-    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    std::string python = "/usr/bin/python3";
-    std::string only;
-};
+using tslice::bench::bytes_read;
+using tslice::bench::generate;
+using tslice::bench::NumpyResult;
+using tslice::bench::reference_gather;
+using tslice::bench::reference_slice;
+using tslice::bench::run_numpy;
+using tslice::bench::sample_sum;
+using tslice::bench::xtensor_runner;
+using tslice::bench::XtRunner;
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
-
-std::int64_t product(const std::vector<std::int64_t>& shape) {
-    std::int64_t n = 1;
-    for (auto d : shape) n *= d;
-    return n;
-}
-
-const InputSpec& input_spec(const std::string& name) {
-    for (const auto& spec : tslice::bench::inputs())
-        if (name == spec.name) return spec;
-    die("no input named " + name);
-}
-
-std::string path_of(const Options& options, const std::string& name) { return options.dir + "/" + name + ".npy"; }
-
-const std::vector<std::int64_t>& shape_of(const InputSpec& spec, bool quick) { return quick ? spec.quick : spec.full; }
 
 std::string label_of(const CaseSpec& spec, std::int64_t index_count) {
     if (spec.kind == Kind::GatherRows) {
@@ -116,144 +94,11 @@ std::string label_of(const CaseSpec& spec, std::int64_t index_count) {
     return std::string(spec.input) + " " + spec.expr;
 }
 
-std::string shell_quote(const std::string& text) {
-    std::string quoted = "'";
-    for (char c : text) {
-        if (c == '\'')
-            quoted += "'\\''";
-        else
-            quoted += c;
-    }
-    return quoted + "'";
-}
-
-std::uint64_t splitmix64(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-std::uint64_t seed_of(const char* name) {  // FNV-1a: the same data on every machine
-    std::uint64_t h = 0xcbf29ce484222325ULL;
-    for (const char* p = name; *p; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 0x100000001b3ULL;
-    return h;
-}
-
-// A buffer for the copies: 2 MiB aligned and marked for transparent huge pages (as numpy
-// does for large arrays), every page faulted in before anything is timed.
-class Buffer {
-public:
-    Buffer() = default;
-    explicit Buffer(std::size_t size) : size_(size) {
-        constexpr std::size_t kHuge = std::size_t{2} << 20;
-        const std::size_t rounded = std::max(kHuge, (size + kHuge - 1) / kHuge * kHuge);
-        void* p = std::aligned_alloc(kHuge, rounded);
-        if (p == nullptr) die("out of memory allocating " + std::to_string(size) + " bytes");
-        ::madvise(p, rounded, MADV_HUGEPAGE);
-        std::memset(p, 0, rounded);
-        data_.reset(static_cast<std::byte*>(p));
-    }
-    std::byte* data() const { return data_.get(); }
-    std::size_t size() const { return size_; }
-
-private:
-    struct Free {
-        void operator()(std::byte* p) const { std::free(p); }
-    };
-    std::unique_ptr<std::byte, Free> data_;
-    std::size_t size_ = 0;
-};
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 double median(std::vector<double> values) {
     if (values.empty()) return 0;
     std::sort(values.begin(), values.end());
     const std::size_t n = values.size();
     return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-// ---------------------------------------------------------------------------------------------
-// generate
-
-bool already_there(const std::string& path, const tslice::DType& dtype, const std::vector<std::int64_t>& shape) {
-    try {
-        const tslice::NpyHeader header = tslice::NpyArray::read_header(path);
-        struct stat st {};
-        if (::stat(path.c_str(), &st) != 0) return false;
-        return header.shape == shape && header.dtype == dtype && !header.fortran_order &&
-               static_cast<std::size_t>(st.st_size) == header.data_offset + header.data_bytes();
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
-// Writes DIR/name.npy through the library's write stage, `fill` producing `count` elements
-// from element `first` into a chunk.
-void write_npy_file(const std::string& path, const char* descr, const std::vector<std::int64_t>& shape,
-                    const tslice::ChunkFiller& fill) {
-    const tslice::DType dtype = tslice::parse_dtype_descr(descr);
-    if (already_there(path, dtype, shape)) return;
-    const auto start = std::chrono::steady_clock::now();
-    try {
-        tslice::write_npy(path, dtype, shape, fill);
-    } catch (const tslice::Error& error) {
-        die(error.what());
-    }
-    std::fprintf(stderr, "tslice_bench: wrote %s (%.1f MiB) in %.1f s\n", path.c_str(),
-                 static_cast<double>(product(shape)) * static_cast<double>(dtype.itemsize) / (1 << 20),
-                 seconds_since(start));
-}
-
-// Data values: a hash of the element index, so that every misplaced element shows. Floats
-// are whole numbers (exact, never NaN); integers take the hash's low bits.
-void generate(const Options& options) {
-    ::mkdir(options.dir.c_str(), 0777);
-    for (const auto& spec : tslice::bench::inputs()) {
-        const std::uint64_t seed = seed_of(spec.name);
-        const std::string kind = spec.descr;
-        write_npy_file(path_of(options, spec.name), spec.descr, shape_of(spec, options.quick),
-                       [&](std::byte* dst, std::int64_t first, std::int64_t count) {
-                           for (std::int64_t i = 0; i < count; ++i) {
-                               const std::uint64_t h = splitmix64(seed + static_cast<std::uint64_t>(first + i));
-                               if (kind == "'<f4'") {
-                                   const float v = static_cast<float>(h >> 40);
-                                   std::memcpy(dst + i * 4, &v, 4);
-                               } else if (kind == "'<f8'") {
-                                   const double v = static_cast<double>(h >> 11);
-                                   std::memcpy(dst + i * 8, &v, 8);
-                               } else if (kind == "'|u1'") {
-                                   dst[i] = static_cast<std::byte>(h);
-                               } else {
-                                   die("no generator for " + kind);
-                               }
-                           }
-                       });
-    }
-    for (const auto& spec : tslice::bench::indices_files()) {
-        // The bound: the gathered axis of the data file of the case that uses these indices.
-        std::int64_t bound = 0;
-        std::vector<CaseSpec> gathers = tslice::bench::cases();
-        for (const CaseSpec& c : tslice::bench::whole_process_gathers()) gathers.push_back(c);
-        for (const auto& c : gathers)
-            if (spec.name == std::string(c.indices))
-                bound = shape_of(input_spec(c.input), options.quick)[static_cast<std::size_t>(c.gather_axis)];
-        if (bound <= 0) die(std::string("no case uses the indices ") + spec.name);
-        const std::uint64_t seed = seed_of(spec.name);
-        const std::int64_t count = options.quick ? spec.quick_count : spec.full_count;
-        write_npy_file(path_of(options, spec.name), "'<i8'", {count},
-                       [&](std::byte* dst, std::int64_t first, std::int64_t n) {
-                           for (std::int64_t i = 0; i < n; ++i) {
-                               const auto v = static_cast<std::int64_t>(
-                                   splitmix64(seed + static_cast<std::uint64_t>(first + i)) %
-                                   static_cast<std::uint64_t>(bound));
-                               std::memcpy(dst + i * 8, &v, 8);
-                           }
-                       });
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -292,289 +137,9 @@ Planned plan_case(const Options& options, const CaseSpec& spec, const std::vecto
         planned.view = tslice::apply_plan(*planned.slice, input_view);
         planned.out_shape = planned.slice->output_shape();
     }
-    if (planned.view.shape != planned.out_shape) die(std::string("view and plan disagree on the shape of ") + spec.expr);
+    if (planned.view.shape != planned.out_shape)
+        die(std::string("view and plan disagree on the shape of ") + spec.expr);
     return planned;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The reference: element by element from the plan's numbers, never through copy_view.
-
-template <std::size_t Size>
-void reference_rows(const std::byte* in, std::size_t itemsize, const std::vector<std::int64_t>& length,
-                    const std::vector<std::int64_t>& step, std::int64_t base, std::byte* out) {
-    const std::size_t rank = length.size();
-    const std::size_t size = Size ? Size : itemsize;
-    if (rank == 0) {
-        std::memcpy(out, in + base * static_cast<std::int64_t>(size), size);
-        return;
-    }
-    std::vector<std::int64_t> index(rank, 0);
-    std::int64_t row = base;  // element offset of the current row's first element
-    const std::int64_t inner = length[rank - 1], inner_step = step[rank - 1];
-    for (;;) {
-        std::int64_t element = row;
-        for (std::int64_t i = 0; i < inner; ++i, element += inner_step, out += size)
-            std::memcpy(out, in + element * static_cast<std::int64_t>(size), Size ? Size : size);
-        std::size_t axis = rank - 1;
-        for (;;) {
-            if (axis == 0) return;
-            --axis;
-            row += step[axis];
-            if (++index[axis] < length[axis]) break;
-            row -= index[axis] * step[axis];
-            index[axis] = 0;
-        }
-    }
-}
-
-void reference_slice(const std::byte* in, const tslice::SlicePlan& plan, std::size_t itemsize, std::byte* out) {
-    const auto& shape = plan.input_shape;
-    std::vector<std::int64_t> stride(shape.size(), 1);  // C order, in elements
-    for (std::size_t k = shape.size(); k-- > 1;) stride[k - 1] = stride[k] * shape[k];
-    std::int64_t base = 0;
-    for (const auto& shrunk : plan.shrunk) base += shrunk.index * stride[static_cast<std::size_t>(shrunk.source_axis)];
-    std::vector<std::int64_t> length, step;
-    for (const auto& axis : plan.axes) {
-        length.push_back(axis.length);
-        if (axis.source_axis < 0) {
-            step.push_back(0);
-        } else {
-            base += axis.start * stride[static_cast<std::size_t>(axis.source_axis)];
-            step.push_back(axis.step * stride[static_cast<std::size_t>(axis.source_axis)]);
-        }
-    }
-    if (product(length) == 0) return;
-    switch (itemsize) {
-        case 1: return reference_rows<1>(in, itemsize, length, step, base, out);
-        case 4: return reference_rows<4>(in, itemsize, length, step, base, out);
-        case 8: return reference_rows<8>(in, itemsize, length, step, base, out);
-        default: return reference_rows<0>(in, itemsize, length, step, base, out);
-    }
-}
-
-// out[i, j] of a gather of a 2-d C-order input along `axis` (0: rows, 1: columns).
-void reference_gather(const std::byte* in, const std::vector<std::int64_t>& shape, std::size_t itemsize, int axis,
-                      const std::vector<std::int64_t>& indices, std::byte* out) {
-    if (shape.size() != 2) die("the gather reference is for 2-d inputs");
-    const auto rows = shape[0], columns = shape[1];
-    const auto item = static_cast<std::int64_t>(itemsize);
-    if (axis == 0) {
-        for (const auto row : indices) {
-            std::memcpy(out, in + row * columns * item, static_cast<std::size_t>(columns * item));
-            out += columns * item;
-        }
-    } else {
-        for (std::int64_t row = 0; row < rows; ++row)
-            for (const auto column : indices) {
-                std::memcpy(out, in + (row * columns + column) * item, itemsize);
-                out += item;
-            }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The bytes a copy must read: every 64-byte line of the input it touches, counted once.
-
-std::int64_t bytes_read(const View& view, std::size_t input_bytes) {
-    const View layout = tslice::normalise(view);
-    if (layout.element_count() == 0) return 0;
-    std::vector<std::uint64_t> bits(input_bytes / 64 / 64 + 2, 0);
-    const auto item = static_cast<std::int64_t>(layout.itemsize);
-    auto mark = [&](std::int64_t lo, std::int64_t hi) {  // bytes [lo, hi)
-        for (std::int64_t line = lo / 64; line <= (hi - 1) / 64; ++line)
-            bits[static_cast<std::size_t>(line) / 64] |= std::uint64_t{1} << (line % 64);
-    };
-    const std::int64_t* table = layout.has_table() ? layout.table->data() + layout.table_offset : nullptr;
-    const std::size_t rank = layout.rank();
-    if (rank == 0) {
-        const std::int64_t entry = table ? table[0] : 0;
-        if (entry != View::kZeroElement) mark(layout.byte_offset + entry, layout.byte_offset + entry + item);
-    } else {
-        const std::int64_t n = layout.shape[rank - 1], s = layout.byte_strides[rank - 1];
-        const std::int64_t ts = table ? layout.table_strides[rank - 1] : 0;
-        std::vector<std::int64_t> index(rank, 0);
-        std::int64_t row_offset = 0, row_table = 0;
-        for (;;) {
-            if (table && ts != 0) {
-                for (std::int64_t i = 0; i < n; ++i) {
-                    const std::int64_t entry = table[row_table + i * ts];
-                    if (entry == View::kZeroElement) continue;
-                    const std::int64_t at = layout.byte_offset + row_offset + i * s + entry;
-                    mark(at, at + item);
-                }
-            } else {
-                const std::int64_t entry = table ? table[row_table] : 0;
-                if (entry != View::kZeroElement) {
-                    const std::int64_t start = layout.byte_offset + row_offset + entry;
-                    if (std::abs(s) < 64) {  // every line between the first and last element
-                        const std::int64_t last = start + (n - 1) * s;
-                        mark(std::min(start, last), std::max(start, last) + item);
-                    } else {
-                        for (std::int64_t i = 0; i < n; ++i) mark(start + i * s, start + i * s + item);
-                    }
-                }
-            }
-            std::size_t axis = rank - 1;
-            bool done = false;
-            for (;;) {
-                if (axis == 0) {
-                    done = true;
-                    break;
-                }
-                --axis;
-                row_offset += layout.byte_strides[axis];
-                if (table) row_table += layout.table_strides[axis];
-                if (++index[axis] < layout.shape[axis]) break;
-                row_offset -= index[axis] * layout.byte_strides[axis];
-                if (table) row_table -= index[axis] * layout.table_strides[axis];
-                index[axis] = 0;
-            }
-            if (done) break;
-        }
-    }
-    std::int64_t lines = 0;
-    for (const auto word : bits) lines += std::popcount(word);
-    return lines * 64;
-}
-
-// ---------------------------------------------------------------------------------------------
-// tslice on all cores: the library's copy_view_parallel over a WorkerPool that lives for the
-// whole case, as app/main.cpp copies each chunk of a result.
-
-// ---------------------------------------------------------------------------------------------
-// xtensor: xt::adapt over the input, xt::view with xt::range / xt::keep, assigned with
-// xt::noalias into a preallocated xt::xtensor (what a user of xtensor writes).
-
-struct XtRunner {
-    std::function<void()> run;
-    std::function<const std::byte*()> data;
-    std::function<std::size_t()> bytes;
-};
-
-template <class T, std::size_t InRank, std::size_t OutRank, class ViewOf>
-XtRunner make_xt(const std::byte* in, const std::vector<std::int64_t>& in_shape,
-                 const std::vector<std::int64_t>& out_shape, ViewOf view_of) {
-    std::array<std::size_t, InRank> ish{};
-    std::size_t n = 1;
-    for (std::size_t k = 0; k < InRank; ++k) n *= ish[k] = static_cast<std::size_t>(in_shape[k]);
-    std::array<std::size_t, OutRank> osh{};
-    for (std::size_t k = 0; k < OutRank; ++k) osh[k] = static_cast<std::size_t>(out_shape[k]);
-    auto out = std::make_shared<xt::xtensor<T, OutRank>>(osh);
-    std::memset(static_cast<void*>(out->data()), 0, out->size() * sizeof(T));  // fault the pages in
-    T* p = reinterpret_cast<T*>(const_cast<std::byte*>(in));
-    auto a = xt::adapt(p, n, xt::no_ownership(), ish);
-    XtRunner runner;
-    runner.run = [a, out, view_of]() mutable { xt::noalias(*out) = view_of(a); };
-    runner.data = [out] { return reinterpret_cast<const std::byte*>(out->data()); };
-    runner.bytes = [out] { return out->size() * sizeof(T); };
-    return runner;
-}
-
-template <class T>
-std::optional<XtRunner> xt_reversed_inner(const std::byte* in, const std::vector<std::int64_t>& in_shape,
-                                          const std::vector<std::int64_t>& out_shape) {
-    using namespace xt::placeholders;
-    return make_xt<T, 3, 3>(in, in_shape, out_shape,
-                            [](auto& a) { return xt::view(a, xt::all(), xt::all(), xt::range(_, _, -1)); });
-}
-
-std::optional<XtRunner> xtensor_runner(const CaseSpec& spec, const std::byte* in, std::size_t itemsize,
-                                       const std::vector<std::int64_t>& in_shape,
-                                       const std::vector<std::int64_t>& out_shape,
-                                       const std::vector<std::int64_t>& indices) {
-    using namespace xt::placeholders;
-    const std::string expr = spec.expr;
-    if (spec.kind == Kind::GatherRows || spec.kind == Kind::GatherColumns) {
-        if (itemsize != 4) return std::nullopt;
-        const std::vector<std::size_t> keep(indices.begin(), indices.end());
-        if (spec.kind == Kind::GatherRows)
-            return make_xt<float, 2, 2>(in, in_shape, out_shape,
-                                        [keep](auto& a) { return xt::view(a, xt::keep(keep), xt::all()); });
-        return make_xt<float, 2, 2>(in, in_shape, out_shape,
-                                    [keep](auto& a) { return xt::view(a, xt::all(), xt::keep(keep)); });
-    }
-    if (in_shape.size() != 3) return std::nullopt;
-    if (expr == "[:, :, ::-1]") {
-        switch (itemsize) {
-            case 1: return xt_reversed_inner<std::uint8_t>(in, in_shape, out_shape);
-            case 4: return xt_reversed_inner<float>(in, in_shape, out_shape);
-            case 8: return xt_reversed_inner<double>(in, in_shape, out_shape);
-            default: return std::nullopt;
-        }
-    }
-    if (itemsize != 4) return std::nullopt;
-    const auto n0 = static_cast<std::ptrdiff_t>(in_shape[0]);
-    if (expr == "[1:-1, :, :]")
-        return make_xt<float, 3, 3>(in, in_shape, out_shape, [n0](auto& a) {
-            return xt::view(a, xt::range(1, n0 - 1), xt::all(), xt::all());
-        });
-    if (expr == "[:, 100:900, 100:900]")
-        return make_xt<float, 3, 3>(in, in_shape, out_shape, [](auto& a) {
-            return xt::view(a, xt::all(), xt::range(100, 900), xt::range(100, 900));
-        });
-    if (expr == "[:, :, ::2]")
-        return make_xt<float, 3, 3>(in, in_shape, out_shape,
-                                    [](auto& a) { return xt::view(a, xt::all(), xt::all(), xt::range(_, _, 2)); });
-    if (expr == "[::-1, ::-1, ::-1]")
-        return make_xt<float, 3, 3>(in, in_shape, out_shape, [](auto& a) {
-            return xt::view(a, xt::range(_, _, -1), xt::range(_, _, -1), xt::range(_, _, -1));
-        });
-    if (expr == "[..., 5]")
-        return make_xt<float, 3, 2>(in, in_shape, out_shape,
-                                    [](auto& a) { return xt::view(a, xt::all(), xt::all(), 5); });
-    if (expr == "[:, ::3, 1::4]")
-        return make_xt<float, 3, 3>(in, in_shape, out_shape, [](auto& a) {
-            return xt::view(a, xt::all(), xt::range(_, _, 3), xt::range(1, _, 4));
-        });
-    return std::nullopt;
-}
-
-// ---------------------------------------------------------------------------------------------
-// numpy, in its own process
-
-constexpr std::size_t kSampleStride = 4093;
-
-std::uint64_t sample_sum(const std::byte* data, std::size_t bytes) {
-    std::uint64_t sum = 0;
-    for (std::size_t i = 0; i < bytes; i += kSampleStride) sum += static_cast<std::uint8_t>(data[i]);
-    return sum;
-}
-
-struct NumpyResult {
-    double median = 0;
-    std::vector<std::int64_t> shape;
-    std::uint64_t sample_sum = 0;
-    std::string method;
-};
-
-NumpyResult run_numpy(const Options& options, const CaseSpec& spec, int reps) {
-    std::string command = shell_quote(options.python) + " " +
-                          shell_quote(std::string(TSLICE_BENCH_SOURCE_DIR) + "/numpy_copy.py") + " --file " +
-                          shell_quote(path_of(options, spec.input)) + " --reps " + std::to_string(reps) +
-                          " --sample-stride " + std::to_string(kSampleStride);
-    if (spec.kind == Kind::GatherRows || spec.kind == Kind::GatherColumns)
-        command += " --indices " + shell_quote(path_of(options, spec.indices)) + " --axis " +
-                   std::to_string(spec.gather_axis);
-    else
-        command += " --expr " + shell_quote(spec.expr);
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (pipe == nullptr) die("cannot run " + command);
-    std::string text;
-    char buffer[4096];
-    while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
-    const int status = ::pclose(pipe);
-    if (status != 0) die("numpy failed (status " + std::to_string(status) + "): " + command);
-    try {
-        const auto json = nlohmann::json::parse(text);
-        NumpyResult result;
-        result.median = json.at("median").get<double>();
-        result.shape = json.at("shape").get<std::vector<std::int64_t>>();
-        result.sample_sum = json.at("sample_sum").get<std::uint64_t>();
-        result.method = json.at("method").get<std::string>();
-        return result;
-    } catch (const std::exception& error) {
-        die("cannot read numpy's answer '" + text + "': " + error.what());
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -695,6 +260,8 @@ int run(const Options& options) {
         tslice::copy_view(src, planned.view, out.data(), 0, count);
         verify("tslice 1T", out.data(), out_bytes);
         std::memset(out.data(), 0x5A, out_bytes);
+        // tslice on all cores: the library's copy_view_parallel over a WorkerPool that lives for the
+        // whole case, as app/main.cpp copies each chunk of a result.
         tslice::WorkerPool pool(options.threads);
         tslice::copy_view_parallel(pool, src, planned.view, out.data(), 0, count);
         verify("tslice allT", out.data(), out_bytes);
@@ -834,7 +401,8 @@ void list(const Options& options) {
             const tslice::NpyHeader index_header = tslice::NpyArray::read_header(indices);
             std::vector<std::int64_t> out_shape = header.shape;
             out_shape[static_cast<std::size_t>(spec.gather_axis)] = index_header.shape.at(0);
-            const std::string op = nlohmann::json{{"op", "gather"}, {"indices", indices}, {"axis", spec.gather_axis}}.dump();
+            const std::string op =
+                nlohmann::json{{"op", "gather"}, {"indices", indices}, {"axis", spec.gather_axis}}.dump();
             const std::string load = "np.load(" + nlohmann::json(indices).dump() + ")";
             emit("case", label_of(spec, index_header.shape.at(0)), input, {"--op", op},
                  spec.gather_axis == 0 ? "[" + load + "]" : "[:, " + load + "]", out_shape);
@@ -884,7 +452,8 @@ Options parse(int argc, char** argv) {
             positional.push_back(arg);
     }
     if (positional.size() != 2 || (positional[0] != "generate" && positional[0] != "list" && positional[0] != "run"))
-        die("usage: tslice_bench generate|list|run DIR [--quick] [--reps N] [--threads N] [--python PATH] [--only TEXT]");
+        die("usage: tslice_bench generate|list|run DIR [--quick] [--reps N] [--threads N] [--python PATH] "
+            "[--only TEXT]");
     options.command = positional[0];
     options.dir = positional[1];
     if (options.threads < 1) options.threads = 1;

@@ -1,0 +1,163 @@
+// xtensor's copy and numpy's (see bench_contenders.hpp).
+#include "bench_contenders.hpp"
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xnoalias.hpp>
+#include <xtensor/xtensor.hpp>
+#include <xtensor/xview.hpp>
+
+#ifndef TSLICE_BENCH_SOURCE_DIR
+#define TSLICE_BENCH_SOURCE_DIR "bench"
+#endif
+
+namespace tslice::bench {
+
+// ---------------------------------------------------------------------------------------------
+// xtensor: xt::adapt over the input, xt::view with xt::range / xt::keep, assigned with
+// xt::noalias into a preallocated xt::xtensor (what a user of xtensor writes).
+
+namespace {
+
+template <class T, std::size_t InRank, std::size_t OutRank, class ViewOf>
+XtRunner make_xt(const std::byte* in, const std::vector<std::int64_t>& in_shape,
+                 const std::vector<std::int64_t>& out_shape, ViewOf view_of) {
+    std::array<std::size_t, InRank> ish{};
+    std::size_t n = 1;
+    for (std::size_t k = 0; k < InRank; ++k) n *= ish[k] = static_cast<std::size_t>(in_shape[k]);
+    std::array<std::size_t, OutRank> osh{};
+    for (std::size_t k = 0; k < OutRank; ++k) osh[k] = static_cast<std::size_t>(out_shape[k]);
+    auto out = std::make_shared<xt::xtensor<T, OutRank>>(osh);
+    std::memset(static_cast<void*>(out->data()), 0, out->size() * sizeof(T));  // fault the pages in
+    T* p = reinterpret_cast<T*>(const_cast<std::byte*>(in));
+    auto a = xt::adapt(p, n, xt::no_ownership(), ish);
+    XtRunner runner;
+    runner.run = [a, out, view_of]() mutable { xt::noalias(*out) = view_of(a); };
+    runner.data = [out] { return reinterpret_cast<const std::byte*>(out->data()); };
+    runner.bytes = [out] { return out->size() * sizeof(T); };
+    return runner;
+}
+
+template <class T>
+std::optional<XtRunner> xt_reversed_inner(const std::byte* in, const std::vector<std::int64_t>& in_shape,
+                                          const std::vector<std::int64_t>& out_shape) {
+    using namespace xt::placeholders;
+    return make_xt<T, 3, 3>(in, in_shape, out_shape,
+                            [](auto& a) { return xt::view(a, xt::all(), xt::all(), xt::range(_, _, -1)); });
+}
+
+}  // namespace
+
+std::optional<XtRunner> xtensor_runner(const CaseSpec& spec, const std::byte* in, std::size_t itemsize,
+                                       const std::vector<std::int64_t>& in_shape,
+                                       const std::vector<std::int64_t>& out_shape,
+                                       const std::vector<std::int64_t>& indices) {
+    using namespace xt::placeholders;
+    const std::string expr = spec.expr;
+    if (spec.kind == Kind::GatherRows || spec.kind == Kind::GatherColumns) {
+        if (itemsize != 4) return std::nullopt;
+        const std::vector<std::size_t> keep(indices.begin(), indices.end());
+        if (spec.kind == Kind::GatherRows)
+            return make_xt<float, 2, 2>(in, in_shape, out_shape,
+                                        [keep](auto& a) { return xt::view(a, xt::keep(keep), xt::all()); });
+        return make_xt<float, 2, 2>(in, in_shape, out_shape,
+                                    [keep](auto& a) { return xt::view(a, xt::all(), xt::keep(keep)); });
+    }
+    if (in_shape.size() != 3) return std::nullopt;
+    if (expr == "[:, :, ::-1]") {
+        switch (itemsize) {
+            case 1: return xt_reversed_inner<std::uint8_t>(in, in_shape, out_shape);
+            case 4: return xt_reversed_inner<float>(in, in_shape, out_shape);
+            case 8: return xt_reversed_inner<double>(in, in_shape, out_shape);
+            default: return std::nullopt;
+        }
+    }
+    if (itemsize != 4) return std::nullopt;
+    const auto n0 = static_cast<std::ptrdiff_t>(in_shape[0]);
+    if (expr == "[1:-1, :, :]")
+        return make_xt<float, 3, 3>(in, in_shape, out_shape, [n0](auto& a) {
+            return xt::view(a, xt::range(1, n0 - 1), xt::all(), xt::all());
+        });
+    if (expr == "[:, 100:900, 100:900]")
+        return make_xt<float, 3, 3>(in, in_shape, out_shape, [](auto& a) {
+            return xt::view(a, xt::all(), xt::range(100, 900), xt::range(100, 900));
+        });
+    if (expr == "[:, :, ::2]")
+        return make_xt<float, 3, 3>(in, in_shape, out_shape,
+                                    [](auto& a) { return xt::view(a, xt::all(), xt::all(), xt::range(_, _, 2)); });
+    if (expr == "[::-1, ::-1, ::-1]")
+        return make_xt<float, 3, 3>(in, in_shape, out_shape, [](auto& a) {
+            return xt::view(a, xt::range(_, _, -1), xt::range(_, _, -1), xt::range(_, _, -1));
+        });
+    if (expr == "[..., 5]")
+        return make_xt<float, 3, 2>(in, in_shape, out_shape,
+                                    [](auto& a) { return xt::view(a, xt::all(), xt::all(), 5); });
+    if (expr == "[:, ::3, 1::4]")
+        return make_xt<float, 3, 3>(in, in_shape, out_shape, [](auto& a) {
+            return xt::view(a, xt::all(), xt::range(_, _, 3), xt::range(1, _, 4));
+        });
+    return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// numpy, in its own process
+
+namespace {
+
+constexpr std::size_t kSampleStride = 4093;
+
+std::string shell_quote(const std::string& text) {
+    std::string quoted = "'";
+    for (char c : text) {
+        if (c == '\'')
+            quoted += "'\\''";
+        else
+            quoted += c;
+    }
+    return quoted + "'";
+}
+
+}  // namespace
+
+std::uint64_t sample_sum(const std::byte* data, std::size_t bytes) {
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < bytes; i += kSampleStride) sum += static_cast<std::uint8_t>(data[i]);
+    return sum;
+}
+
+NumpyResult run_numpy(const Options& options, const CaseSpec& spec, int reps) {
+    std::string command = shell_quote(options.python) + " " +
+                          shell_quote(std::string(TSLICE_BENCH_SOURCE_DIR) + "/numpy_copy.py") + " --file " +
+                          shell_quote(path_of(options, spec.input)) + " --reps " + std::to_string(reps) +
+                          " --sample-stride " + std::to_string(kSampleStride);
+    if (spec.kind == Kind::GatherRows || spec.kind == Kind::GatherColumns)
+        command += " --indices " + shell_quote(path_of(options, spec.indices)) + " --axis " +
+                   std::to_string(spec.gather_axis);
+    else
+        command += " --expr " + shell_quote(spec.expr);
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) die("cannot run " + command);
+    std::string text;
+    char buffer[4096];
+    while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
+    const int status = ::pclose(pipe);
+    if (status != 0) die("numpy failed (status " + std::to_string(status) + "): " + command);
+    try {
+        const auto json = nlohmann::json::parse(text);
+        NumpyResult result;
+        result.median = json.at("median").get<double>();
+        result.shape = json.at("shape").get<std::vector<std::int64_t>>();
+        result.sample_sum = json.at("sample_sum").get<std::uint64_t>();
+        result.method = json.at("method").get<std::string>();
+        return result;
+    } catch (const std::exception& error) {
+        die("cannot read numpy's answer '" + text + "': " + error.what());
+    }
+}
+
+}  // namespace tslice::bench

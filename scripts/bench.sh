@@ -35,7 +35,9 @@
 #    1 KiB .npy slice; --shape on the 1 GiB file; the containers. Targets with PASS/MISS.
 # 3. Cold page cache (bench/cold_cache.py): the 1 GiB input dropped from the page cache before
 #    every run, against cold `cat` (or reading the selected rows in order, for [::4]; for the
-#    gather of random rows, reading the rows it touches in sorted order) and numpy's
+#    gather of random rows, reading the rows it touches in sorted order), each tslice run paired
+#    with a floor run of the same minute, and beside them cold `dd` of the file to where tslice
+#    writes (reading and writing as many bytes, not judged) and numpy's
 #    np.load(mmap_mode='r'), with peak RSS.
 #
 # Exit status: non-zero if anything fails to build or run, or any copy or output file differs

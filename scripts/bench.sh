@@ -14,11 +14,12 @@
 #
 # It installs what is missing (Debian packages, as scripts/setup.sh does, plus hyperfine),
 # builds build/ in Release (tslice, and bench/: tslice_bench, tslice_io_floor,
-# tslice_peak_rss), generates the inputs, and prints two tables.
+# tslice_peak_rss), generates the inputs, and prints these parts:
 #
-# 1. In-process (bench/bench_copy.cpp), one row per case of the issue: float32 (256,1024,1024)
+# 1. In-process (bench/bench_copy.cpp), one row per case: float32 (256,1024,1024)
 #    with [1:-1, :, :], [:, 100:900, 100:900], [:, :, ::-1], [:, :, ::2], [::-1, ::-1, ::-1],
-#    [..., 5], [:, ::3, 1::4]; [:, :, ::-1] on uint8 (1024,1024,1024) and float64
+#    [..., 5], [:, ::3, 1::4], [:, :, :64], [:, :, ::5], [:, :, ::-8], [:, :, ::100]; uint8
+#    [:, :, ::7]; [:, :, ::-1] on uint8 (1024,1024,1024) and float64
 #    (128,1024,1024); a gather of 100000 random rows of float32 (1000000, 256) along axis 0 and
 #    of 1000 random columns of float32 (4096, 65536) along axis 1. Columns: the output and the
 #    bytes read (64-byte lines touched), then median times in ms of tslice's copy_view into a
@@ -26,9 +27,12 @@
 #    and split over all cores: how much more cores can give at all), memcpy of the bytes read,
 #    xtensor view assignment into a preallocated xt::xtensor, numpy (np.copyto into a
 #    preallocated array; np.take(out=) for the gathers) in a separate /usr/bin/python3; then
-#    the ratios 1T/memcpy-out, 1T/memcpy-read, numpy/1T, 1T/all-cores, each with its target of
-#    the issue and PASS/MISS, memcpy's own all-cores gain, and a check column: every copy is
-#    compared with a plain reference.
+#    the ratios 1T/memcpy-out, 1T/memcpy-read, numpy/1T, 1T/all-cores, each with its target
+#    and PASS/MISS, memcpy's own all-cores gain, and a check column: every copy is
+#    compared with a plain reference. Then the copy's choices on this CPU (bench/copy_choices.hpp):
+#    each case again with each of tslice's choices changed (stores streamed or not, no prefetch,
+#    prefetching four times as far, the other row kernel); a choice passes unless a change is
+#    more than 5% faster.
 # 2. Whole process (bench/whole_process.py, hyperfine): `tslice IN EXPR -o OUT` against the I/O
 #    floor (map the input, write() the same bytes; the two measured in alternating rounds) and
 #    numpy's one-liner, plain and with np.load(mmap_mode='r'), each with its peak RSS; a

@@ -461,3 +461,47 @@ TEST_CASE("copy: short rows go in bands, on either input memory, and give the re
     }
     if (available_kernel_sets().size() > 1) CHECK(banded > 200);
 }
+
+TEST_CASE("copy: reversed rows streamed straight from their kernel give the reference's bytes") {
+    // Streaming, a reversed row's whole output lines go from the kernel to the output and the
+    // part lines at either end through the stage: every item size, output misalignment (so
+    // that the first line boundary falls between elements too), row length and element range.
+    std::mt19937_64 rng(20261127);
+    const std::size_t itemsizes[] = {1, 2, 3, 4, 8, 12, 16};
+    int streamed_kernels = 0;
+    set_stream_choice(StreamChoice::Always);
+    for (int round = 0; round < 300; ++round) {
+        const std::size_t itemsize = itemsizes[round % std::size(itemsizes)];
+        const Shape shape{std::uniform_int_distribution<std::int64_t>(1, 4)(rng),
+                          std::uniform_int_distribution<std::int64_t>(1, 3000)(rng)};
+        const std::string text = round % 2 ? "[:, ::-1]" : "[::-1, ::-1]";
+        CAPTURE(itemsize);
+        CAPTURE(shape[1]);
+        CAPTURE(text);
+        const View view = apply_plan(plan_index(parse_index_expr(text), shape), View::contiguous(shape, itemsize));
+        const auto data = numbered_bytes(static_cast<std::size_t>(shape[0] * shape[1]) * itemsize);
+        const auto expected = reference_copy(data.data(), view);
+        const std::int64_t count = view.element_count();
+        const auto size = static_cast<std::int64_t>(itemsize);
+        const std::size_t misalign = rng() % 64;
+        for (const auto& set : available_kernel_sets()) {
+            CAPTURE(set);
+            force_kernel_set(set);
+            streamed_kernels += plan_copy(view).row.streamed != nullptr;
+            std::vector<std::byte> buffer(expected.size() + 64, std::byte{0x5A});
+            const auto shift = (64 - reinterpret_cast<std::uintptr_t>(buffer.data()) % 64 + misalign) % 64;
+            std::byte* out = buffer.data() + shift;
+            for (std::int64_t first = 0; first < count;) {
+                const std::int64_t n = round % 3 == 0 ? count
+                                                      : std::min<std::int64_t>(
+                                                            count - first, 1 + static_cast<std::int64_t>(rng() % 5000));
+                copy_view(data.data(), view, out + first * size, first, n);
+                first += n;
+            }
+            CHECK(std::equal(expected.begin(), expected.end(), out));
+        }
+        force_kernel_set("auto");
+    }
+    set_stream_choice(StreamChoice::Chosen);
+    if (available_kernel_sets().size() > 1) CHECK(streamed_kernels > 300);
+}

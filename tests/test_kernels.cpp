@@ -192,6 +192,43 @@ TEST_CASE("kernels: forcing the stepped kernel or the plain loop changes the ker
     if (!sets.empty()) CHECK(flipped > 1000);
 }
 
+TEST_CASE("kernels: a reversed row's streamed kernel gives the scalar set's bytes, the rest have none") {
+    std::mt19937_64 rng(20261126);
+    const auto sets = simd_sets();
+    const std::size_t itemsizes[] = {1, 2, 4, 8, 16};
+    for (int round = 0; round < 400; ++round) {
+        const std::size_t itemsize = itemsizes[round % std::size(itemsizes)];
+        const auto size = static_cast<std::int64_t>(itemsize);
+        // Whole lines only, as Sink::put_row hands them: 64 to 8192 bytes, to a 64-byte boundary.
+        const std::int64_t lines = std::uniform_int_distribution<std::int64_t>(1, 128)(rng);
+        const std::int64_t count = lines * 64 / size;
+        CAPTURE(itemsize);
+        CAPTURE(count);
+        const Row row(rng, count, -size, itemsize);
+        bool guards = true;
+        const Bytes expected = run_row(kernels::scalar_set(), row, -size, itemsize, count, 0, guards);
+        for (const auto* set : sets) {
+            CAPTURE(set->name);
+            kernels::RowKernel kernel;
+            set->prepare_row(kernel, -size, itemsize, count, rng() % 2 == 0);
+            REQUIRE(bool(kernel.streamed));
+            Output out(static_cast<std::size_t>(count) * itemsize, 0);
+            out.at += (64 - reinterpret_cast<std::uintptr_t>(out.data()) % 64) % 64;  // the buffer has 64 to spare
+            REQUIRE(reinterpret_cast<std::uintptr_t>(out.data()) % 64 == 0);
+            kernel.streamed(kernel, row.data.data() + row.first, out.data(), count, 0);
+            set->stream_fence();
+            CHECK(out.bytes() == expected);
+            CHECK(out.guards_intact());
+            // Only the reversed kernel streams its own stores; a prepared kernel forgets it.
+            set->prepare_row(kernel, 2 * size, itemsize, count, false);
+            CHECK_FALSE(bool(kernel.streamed));
+        }
+    }
+    kernels::RowKernel scalar;
+    kernels::scalar_set().prepare_row(scalar, -4, 4, 1000, false);
+    CHECK_FALSE(bool(scalar.streamed));
+}
+
 TEST_CASE("kernels: every set's tiles give the elements row by row") {
     std::mt19937_64 rng(20261202);
     const auto sets = simd_sets();

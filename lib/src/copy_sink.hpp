@@ -1,5 +1,5 @@
-// Where the copy loop (copy.cpp) puts its output: in place, or through a small stage streamed
-// out with non-temporal stores.
+// Where the copy loop (copy.cpp) puts its output: in place, or streamed with non-temporal
+// stores, through a small stage or, for a row kernel that streams its own stores, straight.
 #pragma once
 
 #include <algorithm>
@@ -47,16 +47,33 @@ public:
         }
     }
 
-    // Appends a row.
+    // Appends a row. Streaming, a row kernel that streams its own stores writes the row's whole
+    // output lines straight to the output; the part lines at either end go through the stage.
     void put_row(const kernels::RowKernel& row, const std::byte* src, std::int64_t n) {
         if (row.stride == itemsize_) {
             put_bytes(src, n * itemsize_);
             return;
         }
         const std::int64_t stride = row.stride;
-        put(n, [&](std::byte* out, std::int64_t from, std::int64_t m, std::int64_t slack) {
-            row(src + from * stride, out, m, slack);
-        });
+        const auto staged = [&](const std::byte* from_src, std::int64_t m) {
+            put(m, [&](std::byte* out, std::int64_t from, std::int64_t k, std::int64_t slack) {
+                row(from_src + from * stride, out, k, slack);
+            });
+        };
+        const auto at = reinterpret_cast<std::uintptr_t>(dst_ + fill_);
+        const auto gap = static_cast<std::int64_t>((64 - (at & 63)) & 63);
+        if (!stream_ || !row.streamed || gap % itemsize_ != 0 || n * itemsize_ < gap + 64) {
+            staged(src, n);
+            return;
+        }
+        const std::int64_t head = gap / itemsize_;
+        staged(src, head);
+        const std::int64_t lines = ((n - head) * itemsize_) & ~std::int64_t{63};
+        flush();  // the stage ends on a line boundary
+        row.streamed(row, src + head * stride, dst_, lines / itemsize_, 0);
+        dst_ += lines;
+        const std::int64_t done = head + lines / itemsize_;
+        staged(src + done * stride, n - done);
     }
 
     // Appends bytes as they are. Streaming, the whole output lines among them go straight from

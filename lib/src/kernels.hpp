@@ -34,6 +34,10 @@ struct RowKernel {
     static constexpr std::size_t kMaxPeriod = 64;
 
     Fn fn = nullptr;
+    // The same copy with non-temporal stores, where the set has one: `dst` 64-byte aligned and
+    // `count` elements a multiple of 64 bytes; null otherwise. A streamed copy's whole output
+    // lines then go straight from the kernel, not through copy.cpp's stage.
+    Fn streamed = nullptr;
     std::int64_t stride = 0;
     std::size_t itemsize = 0;
     const char* name = "";  // for tests and the timing driver: which kernel the set chose

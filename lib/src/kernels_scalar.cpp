@@ -30,6 +30,7 @@ void prepare_row(RowKernel& kernel, std::int64_t stride, std::size_t itemsize, s
     kernel.stride = stride;
     kernel.itemsize = itemsize;
     kernel.period = 0;
+    kernel.streamed = nullptr;
     if (stride == static_cast<std::int64_t>(itemsize)) {
         kernel.fn = contiguous;
         kernel.name = "contiguous";

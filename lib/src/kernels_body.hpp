@@ -156,7 +156,14 @@ struct Body {
     }
 
     // stride == -S: the row's bytes are [src + S - count * S, src + S), output reversed.
-    template <std::size_t S>
+    //
+    // Streamed: each register with a non-temporal store, `dst` 64-byte aligned and the row's
+    // bytes a multiple of 64 (Sink::put_row). Streaming straight from the kernel, rather than
+    // from the stage the streamed output otherwise goes through, saves a store and a load of
+    // every register. 1 GiB float32 on Zen 4 (AVX-512), one thread: [::-1, ::-1, ::-1] 44.5 to
+    // 47.0 ms through the stage, 38.4 to 39.4 so (4 processes each); [:, :, ::-1] 38.4 to 40.9
+    // and 37.0 to 40.1; without prefetching, 120 and 65 ms.
+    template <std::size_t S, bool Streamed = false>
     static void reversed(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count,
                          std::int64_t) {
         const std::int64_t bytes = count * static_cast<std::int64_t>(S);
@@ -164,41 +171,27 @@ struct Body {
             strided_fixed<S>(kernel, src, dst, count);
             return;
         }
+        const auto put = [](std::byte* at, const V& v) {
+            if constexpr (Streamed)
+                Isa::stream(at, v);
+            else
+                Isa::store(at, v);
+        };
         const std::byte* top = src + S;  // one past the row's highest byte
         std::int64_t done = 0;
         for (; done + 2 * W <= bytes; done += 2 * W) {
             const V a = Isa::load(top - done - W);
             const V b = Isa::load(top - done - 2 * W);
-            Isa::store(dst + done, Isa::template reverse<S>(a));
-            Isa::store(dst + done + W, Isa::template reverse<S>(b));
+            put(dst + done, Isa::template reverse<S>(a));
+            put(dst + done + W, Isa::template reverse<S>(b));
         }
         if (done + W <= bytes) {
-            Isa::store(dst + done, Isa::template reverse<S>(Isa::load(top - done - W)));
+            put(dst + done, Isa::template reverse<S>(Isa::load(top - done - W)));
             done += W;
         }
-        // The rest: one register ending at the row's lowest byte, overlapping what is done.
+        // The rest: one register ending at the row's lowest byte, overlapping what is done
+        // (never when streamed: whole registers only).
         if (done < bytes) Isa::store(dst + bytes - W, Isa::template reverse<S>(Isa::load(top - bytes)));
-    }
-
-    // reversed, with each register streamed: `dst` is 64-byte aligned and the row's bytes a
-    // multiple of 64 (Sink::put_row). Streaming straight from the kernel, rather than from
-    // the stage the streamed output otherwise goes through, saves a store and a load of every
-    // register. 1 GiB float32 on Zen 4 (AVX-512), one thread: [::-1, ::-1, ::-1] 44.5 to 47.0
-    // ms through the stage, 38.4 to 39.4 so (4 processes each); [:, :, ::-1] 38.4 to 40.9
-    // and 37.0 to 40.1; without prefetching, 120 and 65 ms.
-    template <std::size_t S>
-    static void reversed_streamed(const RowKernel&, const std::byte* src, std::byte* dst, std::int64_t count,
-                                  std::int64_t) {
-        const std::int64_t bytes = count * static_cast<std::int64_t>(S);
-        const std::byte* top = src + S;
-        std::int64_t done = 0;
-        for (; done + 2 * W <= bytes; done += 2 * W) {
-            const V a = Isa::load(top - done - W);
-            const V b = Isa::load(top - done - 2 * W);
-            Isa::stream(dst + done, Isa::template reverse<S>(a));
-            Isa::stream(dst + done + W, Isa::template reverse<S>(b));
-        }
-        if (done < bytes) Isa::stream(dst + done, Isa::template reverse<S>(Isa::load(top - done - W)));
     }
 
     // The stepped kernel, stride = +-k * S (Down: negative). Distances are counted from the
@@ -336,7 +329,7 @@ struct Body {
         const std::int64_t stride = kernel.stride;
         if (stride == -size) {
             kernel.fn = reversed<S>;
-            kernel.streamed = reversed_streamed<S>;
+            kernel.streamed = reversed<S, true>;
             kernel.name = "reversed";
             return;
         }

@@ -60,9 +60,13 @@ public:
                 row(from_src + from * stride, out, k, slack);
             });
         };
+        if (!stream_ || !row.streamed) {
+            staged(src, n);
+            return;
+        }
         const auto at = reinterpret_cast<std::uintptr_t>(dst_ + fill_);
         const auto gap = static_cast<std::int64_t>((64 - (at & 63)) & 63);
-        if (!stream_ || !row.streamed || gap % itemsize_ != 0 || n * itemsize_ < gap + 64) {
+        if (gap % itemsize_ != 0 || n * itemsize_ < gap + 64) {
             staged(src, n);
             return;
         }

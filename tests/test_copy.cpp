@@ -356,6 +356,26 @@ TEST_CASE("copy: the prefetch distance is a setting in lines, and none is no pre
     const View stepped = apply_plan(plan_index(parse_index_expr("[:, :, :1000:16]"), cube), View::contiguous(cube, 4));
     CHECK(plan_copy(stepped).bands == prefetches);
     CHECK(plan_copy(stepped).prefetch_ahead == (prefetches ? 1 : 0));  // 63 lines a row
+
+    // A gather's rows are prefetched for twice the lines: 8 rows of 1 KiB where a slice of
+    // such rows takes 4; a row of 64 float32 4 rows ahead rather than 2.
+    GatherSpec spec;
+    spec.indices = IntArray{{5}, {7, 2, 99, 0, 50}};
+    const Shape rows{100, 256};
+    const View gathered = apply_gather(plan_gather(spec, rows, "op"), View::contiguous(rows, 4));
+    CHECK(plan_copy(gathered).method == CopyPlan::Method::TableRows);
+    CHECK(plan_copy(gathered).prefetch_ahead == (prefetches ? 8 : 0));
+    const Shape wider{100, 512};
+    const View sliced = apply_plan(plan_index(parse_index_expr("[:, :256]"), wider), View::contiguous(wider, 4));
+    CHECK(plan_copy(sliced).prefetch_ahead == (prefetches ? 4 : 0));
+    set_prefetch_lines(128);
+    CHECK(plan_copy(gathered).prefetch_ahead == (prefetches ? 16 : 0));
+    set_prefetch_lines(initial);
+    std::vector<std::byte> table_input(100 * 1024);
+    for (std::size_t i = 0; i < table_input.size(); ++i) table_input[i] = static_cast<std::byte>(i * 5 + (i >> 10));
+    std::vector<std::byte> table_out(5 * 1024);
+    copy_view(table_input.data(), gathered, table_out.data(), 0, 5 * 256);
+    CHECK(table_out == reference_copy(table_input.data(), gathered));
 }
 
 TEST_CASE("copy: long rows of elements 1 KiB or more apart prefetch their own elements ahead") {

@@ -127,9 +127,15 @@ CopyPlan plan_copy(const View& view, InputMemory memory) {
         const std::int64_t row_lines =
             stride > 64 ? plan.row_length
                         : ((plan.row_length - 1) * stride + static_cast<std::int64_t>(layout.itemsize) + 63) / 64;
+        // A gather's rows lie anywhere: no hardware prefetcher follows the jump to the next
+        // one, so rows ahead are counted for twice the lines. Measured on the development
+        // machine (1 GiB float32, random rows, warm memory, one thread): 100,000 rows of 1 KiB
+        // 5.8-6.2 ms with 64 lines ahead, 5.2-5.7 with 128 (a memcpy of the result: 5.0); rows
+        // of 2 KiB 6.4-7.3 against 6.0; rows of 256 bytes and of 4 KiB the same either way.
+        const std::int64_t rows_lines = plan.method == CopyPlan::Method::TableRows ? 2 * ahead_lines : ahead_lines;
         plan.prefetch_ahead = plan.method == CopyPlan::Method::TableElements
                                   ? 1
-                                  : std::clamp<std::int64_t>(ahead_lines / std::max<std::int64_t>(row_lines, 1), 1, 64);
+                                  : std::clamp<std::int64_t>(rows_lines / std::max<std::int64_t>(row_lines, 1), 1, 64);
         if (plan.method != CopyPlan::Method::TableElements && stride >= kSparseStride)
             plan.lines_ahead = ahead_lines;
     }

@@ -125,7 +125,11 @@ def recache(path):
     """Drops `path` from the page cache and reads it back in order, so that files timed one
     after another are cached alike: how long ago and in what pieces a file's pages entered
     the cache changes mapped reads of it by up to 3x on this kind of machine, more than any
-    difference between the formats."""
+    difference between the formats. Read in order, the kernel's readahead caches a file in
+    large folios; pages asked for with MADV_WILLNEED or posix_fadvise (as tslice's cold
+    reads do) are cached one 4 KiB page each, and mapped reads of the file are then slower
+    until it leaves the cache: f4 [..., 5] took 150-185 ms after such a read, 10-20 ms after
+    cat or a sequential pread (Linux 6.18, ext4)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
@@ -314,6 +318,11 @@ def main():
     print("  targets: tslice/floor <= 1.15 where the result is at least half the input, <= 2 for the row "
           "gather; RSS <= a quarter of a whole-input result, <= 128 MiB for the gathers; tslice never "
           "slower than either numpy (numpy/tslice >= 1)")
+    # Every input cached the same way before its cases, whatever read it last (the in-process
+    # part, an earlier cold part): what its pages were cached as decides mapped reads by 10x.
+    for path in dict.fromkeys(j["input"] for j in jobs if j["kind"] == "case"):
+        recache(path)
+    print("  inputs: each dropped from the page cache and read back in order before the cases")
     header = (f"{'case':<36} {'result MiB':>10} | {'tslice ms':>9} {'floor ms':>9} {'pread ms':>9} {'numpy ms':>9} "
               f"{'mmap ms':>9} | {'tslice/floor':<17} {'tslice/pread':<12} {'numpy/floor':<11} {'mmap/floor':<10} {'numpy/tslice':<15} "
               f"{'mmap/tslice':<15} | {'tslice RSS MiB':<20} {'numpy RSS MiB':>13} {'mmap RSS MiB':>12} | output")

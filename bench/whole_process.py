@@ -128,7 +128,7 @@ def recache(path):
     difference between the formats. Read in order, the kernel's readahead caches a file in
     large folios; pages asked for with MADV_WILLNEED or posix_fadvise (as tslice's cold
     reads do) are cached one 4 KiB page each, and mapped reads of the file are then slower
-    until it leaves the cache: f4 [..., 5] took 150-185 ms after such a read, 10-20 ms after
+    until it leaves the cache: f4 [..., 5] took 145-185 ms after such a read, 8-20 ms after
     cat or a sequential pread (Linux 6.18, ext4)."""
     fd = os.open(path, os.O_RDONLY)
     try:

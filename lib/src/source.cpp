@@ -185,6 +185,9 @@ void Mapping::release(const std::byte* begin, const std::byte* end) const {
 
 void Mapping::read_ahead(const std::byte* begin, const std::byte* end) const {
     // Advice only: a file system that cannot read ahead leaves the reads to the faults.
+    // (A known cost: the pages asked for so enter the page cache one 4 KiB page each, not in
+    // the large folios of a read in order, and later mapped reads of the file are slower for
+    // it; docs/performance-log.md, "How a cold read leaves the page cache".)
     if (pages_of(begin, end))
         ::madvise(const_cast<std::byte*>(begin), static_cast<std::size_t>(end - begin), MADV_WILLNEED);
 }

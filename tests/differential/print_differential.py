@@ -305,7 +305,8 @@ def run_seed(seed, args, command, workdir, failures_dir):
 
 
 # ------------------------------------------------------------------------------------------
-# golden tables: --emit-golden prints the tables of tests/test_print.cpp from numpy
+# golden tables: --emit-golden prints from numpy the tables of tests/print_golden_cases.inc,
+# then the structured cases' bytes and texts for tests/test_print.cpp
 
 def raw_literal(text):
     assert ')py"' not in text
@@ -572,7 +573,8 @@ def main():
     parser.add_argument("--show", type=int, default=3, help="mismatches to show per seed")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 4)
     parser.add_argument("--emit-golden", action="store_true",
-                        help="print the golden tables of tests/test_print.cpp instead of testing")
+                        help="print the golden tables of tests/print_golden_cases.inc and the "
+                             "structured cases of tests/test_print.cpp instead of testing")
     args = parser.parse_args()
     if args.emit_golden:
         emit_golden()

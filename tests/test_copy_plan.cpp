@@ -1,0 +1,199 @@
+// The copy's plan: the prefetch distance, a setting in lines, in rows ahead and in a long row's
+// own elements ahead; short rows in bands; each plan's bytes against the element-by-element
+// reference, on every kernel set, either input memory and any split into element ranges.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "copy_fixture.hpp"
+#include "copy_plan.hpp"
+#include "tslice/copy.hpp"
+#include "tslice/expr.hpp"
+#include "tslice/gather.hpp"
+#include "tslice/plan.hpp"
+
+using namespace tslice;
+using namespace copy_fixture;
+
+TEST_CASE("copy: the prefetch distance is a setting in lines, and none is no prefetching at all") {
+    // Rows of 3 float32 8 bytes apart, 32 bytes from row to row: one line a row.
+    View view = View::contiguous({1000, 8}, 4);
+    view.shape = {1000, 3};
+    view.byte_strides = {32, 8};
+    const std::int64_t initial = prefetch_lines();
+    const bool prefetches = plan_copy(view).set->prefetch;
+    CHECK(plan_copy(view).prefetch_ahead == (prefetches ? 64 : 0));  // 64 lines: at most 64 rows
+    CHECK(plan_copy(view).lines_ahead == 0);
+    set_prefetch_lines(5);
+    CHECK(plan_copy(view).prefetch_ahead == (prefetches ? 5 : 0));
+    set_prefetch_lines(1);
+    CHECK(plan_copy(view).prefetch_ahead == (prefetches ? 1 : 0));  // at least the next row
+    set_prefetch_lines(0);
+    CHECK(plan_copy(view).prefetch_ahead == 0);
+    std::vector<std::byte> input(1000 * 32);
+    for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::byte>(i * 7);
+    std::vector<std::byte> out(1000 * 12);
+    copy_view(input.data(), view, out.data(), 0, 3000);
+    CHECK(out == reference_copy(input.data(), view));
+    set_prefetch_lines(initial);
+    CHECK(plan_copy(view).prefetch_ahead == (prefetches ? 64 : 0));
+
+    // Rows of 16 float32 256 bytes apart (every other 4 KiB) read a line an element: 4 rows
+    // make 64 lines.
+    View sparse = View::contiguous({100, 2, 16, 64}, 4);
+    sparse.shape = {100, 16};
+    sparse.byte_strides = {8192, 256};
+    CHECK(plan_copy(sparse).prefetch_ahead == (prefetches ? 4 : 0));
+    CHECK(plan_copy(sparse).lines_ahead == 0);
+
+    // Short rows go in bands; dense ones of more than two lines (128 bytes) are left to the
+    // hardware's prefetchers there, shorter ones are prefetched.
+    const Shape cube{4, 100, 1024};
+    const View dense = apply_plan(plan_index(parse_index_expr("[:, :, :64]"), cube), View::contiguous(cube, 4));
+    CHECK(plan_copy(dense).bands == prefetches);
+    CHECK(plan_copy(dense).prefetch_ahead == 0);
+    const View longer = apply_plan(plan_index(parse_index_expr("[:, :, :33]"), cube), View::contiguous(cube, 4));
+    CHECK(plan_copy(longer).prefetch_ahead == 0);
+    if (prefetches)
+        CHECK(describe_copy(longer, InputMemory::Mapped).find("rows of 33 elements 4 bytes apart: contiguous row kernel "
+                                                              "(kernel set ") == 0);
+    // (The (4, 100) outer axes merge: one plane of 400 rows.)
+    CHECK((describe_copy(longer).find("), a plane of 400 rows at a time") != std::string::npos) == prefetches);
+    CHECK(describe_copy(longer).find("prefetching") == std::string::npos);
+    const View shorter = apply_plan(plan_index(parse_index_expr("[:, :, :32]"), cube), View::contiguous(cube, 4));
+    CHECK(plan_copy(shorter).bands == prefetches);
+    CHECK(plan_copy(shorter).prefetch_ahead == (prefetches ? 32 : 0));  // 2 lines a row
+    const View stepped = apply_plan(plan_index(parse_index_expr("[:, :, :1000:16]"), cube), View::contiguous(cube, 4));
+    CHECK(plan_copy(stepped).bands == prefetches);
+    CHECK(plan_copy(stepped).prefetch_ahead == (prefetches ? 1 : 0));  // 63 lines a row
+
+    // A gather's rows are prefetched for twice the lines: 8 rows of 1 KiB where a slice of
+    // such rows takes 4; a row of 64 float32 4 rows ahead rather than 2.
+    GatherSpec spec;
+    spec.indices = IntArray{{5}, {7, 2, 99, 0, 50}};
+    const Shape rows{100, 256};
+    const View gathered = apply_gather(plan_gather(spec, rows, "op"), View::contiguous(rows, 4));
+    CHECK(plan_copy(gathered).method == CopyPlan::Method::TableRows);
+    CHECK(plan_copy(gathered).prefetch_ahead == (prefetches ? 8 : 0));
+    const Shape wider{100, 512};
+    const View sliced = apply_plan(plan_index(parse_index_expr("[:, :256]"), wider), View::contiguous(wider, 4));
+    CHECK(plan_copy(sliced).prefetch_ahead == (prefetches ? 4 : 0));
+    set_prefetch_lines(128);
+    CHECK(plan_copy(gathered).prefetch_ahead == (prefetches ? 16 : 0));
+    set_prefetch_lines(initial);
+    std::vector<std::byte> table_input(100 * 1024);
+    for (std::size_t i = 0; i < table_input.size(); ++i) table_input[i] = static_cast<std::byte>(i * 5 + (i >> 10));
+    std::vector<std::byte> table_out(5 * 1024);
+    copy_view(table_input.data(), gathered, table_out.data(), 0, 5 * 256);
+    CHECK(table_out == reference_copy(table_input.data(), gathered));
+}
+
+TEST_CASE("copy: long rows of elements 1 KiB or more apart prefetch their own elements ahead") {
+    // One float32 of every 256, forwards and backwards, as one row or in rows of 100, 64, 65
+    // or 7 elements (each row 512 bytes past where the last one ended, so they stay rows).
+    std::mt19937_64 rng(7);
+    std::vector<std::byte> input(std::size_t{8} << 20);
+    for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::byte>(i * 13 + (i >> 12));
+    const bool prefetches = plan_copy(View::contiguous({4, 4}, 4)).set->prefetch;
+    for (std::int64_t row : {std::int64_t{4096}, std::int64_t{100}, std::int64_t{64}, std::int64_t{65}, std::int64_t{7}}) {
+        for (const std::int64_t direction : {1, -1}) {
+            View view = View::contiguous({4096}, 4);
+            view.shape = {4096 / row, row};
+            view.byte_strides = {(row * 1024 + 512) * direction, 1024 * direction};
+            view.byte_offset = direction > 0 ? 12 : static_cast<std::int64_t>(input.size()) - 1024 + 12;
+            CAPTURE(row);
+            CAPTURE(direction);
+            CHECK(plan_copy(view).lines_ahead == (prefetches ? 64 : 0));
+            CHECK((describe_copy(view).find(", prefetching 1 rows ahead and 64 elements ahead in the row") !=
+                   std::string::npos) == (prefetches && row > 64));
+            const std::vector<std::byte> expected = reference_copy(input.data(), view);
+            std::vector<std::byte> out(expected.size());
+            copy_view(input.data(), view, out.data(), 0, view.element_count());
+            CHECK(out == expected);
+            // In parts that start and end inside rows, as the writer's chunks do.
+            std::fill(out.begin(), out.end(), std::byte{0});
+            const std::int64_t count = view.element_count();
+            for (std::int64_t first = 0; first < count;) {
+                const std::int64_t n = std::min<std::int64_t>(count - first, 1 + static_cast<std::int64_t>(rng() % 300));
+                copy_view(input.data(), view, out.data() + first * 4, first, n);
+                first += n;
+            }
+            CHECK(out == expected);
+        }
+    }
+
+    // The block of a gather: a column of each gathered (300, 256) float32 matrix, one of them
+    // out of range (zeros).
+    GatherSpec spec;
+    spec.indices = IntArray{{4}, {2, 9, 0, 5}};
+    const Shape shape{6, 300, 256};
+    const View gathered = apply_gather(plan_gather(spec, shape, "op"), View::contiguous(shape, 4));
+    const View column = apply_plan(plan_index(parse_index_expr("[:, ::-1, 3]"), gathered.shape), gathered);
+    const CopyPlan plan = plan_copy(column);
+    CHECK(plan.method == CopyPlan::Method::TableRows);
+    CHECK(plan.row_length == 300);
+    CHECK(plan.lines_ahead == (prefetches ? 64 : 0));
+    const std::vector<std::byte> expected = reference_copy(input.data(), column);
+    std::vector<std::byte> out(expected.size(), std::byte{1});
+    copy_view(input.data(), column, out.data(), 0, column.element_count());
+    CHECK(out == expected);
+    CHECK(std::all_of(out.begin() + 1200, out.begin() + 2400, [](std::byte b) { return b == std::byte{0}; }));
+}
+
+TEST_CASE("copy: short rows go in bands, on either input memory, and give the reference's bytes") {
+    // Planes of 64 rows or more, of rows of at most 64 elements after slicing: the band
+    // loop, with every kernel (contiguous, stepped, reversed, strided and unrolled) and any
+    // split into element ranges; streamed too, where the band writes in place.
+    std::mt19937_64 rng(20261126);
+    const std::size_t itemsizes[] = {1, 2, 3, 4, 8, 16};
+    int banded = 0;
+    for (int round = 0; round < 400; ++round) {
+        const std::size_t itemsize = itemsizes[round % std::size(itemsizes)];
+        const Shape shape{std::uniform_int_distribution<std::int64_t>(1, 3)(rng),
+                          std::uniform_int_distribution<std::int64_t>(64, 150)(rng),
+                          std::uniform_int_distribution<std::int64_t>(1, 200)(rng)};
+        const std::int64_t step = std::uniform_int_distribution<std::int64_t>(-13, 13)(rng);
+        const std::string text = std::string("[:, ") + (round % 3 == 0 ? "::-1" : ":") + ", ::" +
+                                 std::to_string(step == 0 ? 1 : step) + "]";
+        CAPTURE(itemsize);
+        CAPTURE(shape[2]);
+        CAPTURE(text);
+        const View view = apply_plan(plan_index(parse_index_expr(text), shape), View::contiguous(shape, itemsize));
+        const auto data = numbered_bytes(static_cast<std::size_t>(shape[0] * shape[1] * shape[2]) * itemsize);
+        const InputMemory memory = round % 2 ? InputMemory::Resident : InputMemory::Mapped;
+        const auto expected = reference_copy(data.data(), view);
+        const std::int64_t count = view.element_count();
+        const auto size = static_cast<std::int64_t>(itemsize);
+        for (const auto& set : available_kernel_sets()) {
+            CAPTURE(set);
+            force_kernel_set(set);
+            const CopyPlan plan = plan_copy(view, memory);
+            banded += plan.bands;
+            // (Rows of one element are dropped, and whole rows read forwards merge: then the
+            // plane is another one, or none.)
+            const std::size_t rank = plan.layout.rank();
+            if (rank >= 2 && plan.layout.shape[rank - 2] >= 64)
+                CHECK(plan.bands == (plan.set->prefetch && plan.row_length <= 64));
+            for (const auto stream : {StreamChoice::Chosen, StreamChoice::Always}) {
+                set_stream_choice(stream);
+                std::vector<std::byte> out(expected.size(), std::byte{0x5A});
+                for (std::int64_t first = 0; first < count;) {
+                    const std::int64_t n = round % 4 == 0 ? count
+                                                          : std::min<std::int64_t>(
+                                                                count - first, 1 + static_cast<std::int64_t>(rng() % 2000));
+                    copy_view(data.data(), view, out.data() + first * size, first, n, memory);
+                    first += n;
+                }
+                CHECK(out == expected);
+            }
+            set_stream_choice(StreamChoice::Chosen);
+        }
+        force_kernel_set("auto");
+    }
+    if (available_kernel_sets().size() > 1) CHECK(banded > 200);
+}

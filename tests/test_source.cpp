@@ -125,6 +125,41 @@ TEST_CASE("a deflated member over the in-memory budget streams through a spool")
     fs::remove(path);
 }
 
+TEST_CASE("a read ahead of a megabyte or more reads the range into the page cache, a shorter one asks") {
+    // In the build directory, on a disk's file system, where dropped pages really leave the
+    // page cache (a tmpfs keeps them).
+    const fs::path path = fs::current_path() / "tslice-source-test-read-ahead.npy";
+    const std::string npy = npy_counting(2 << 20);  // 8 MiB of data
+    std::ofstream(path, std::ios::binary) << npy;
+    const auto drop = [&] {
+        const int fd = ::open(path.c_str(), O_RDONLY);
+        REQUIRE(fd >= 0);
+        REQUIRE(::fdatasync(fd) == 0);
+        REQUIRE(::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0);
+        ::close(fd);
+    };
+    const InputBytes input = InputBytes::open(path.string());
+    const auto arrays = list_arrays(input.data(), input.size());
+    const ArrayData data = ArrayData::open(input, arrays[0], "the array");
+    const InputPages pages = data.pages();
+    std::vector<std::byte> got(4096);
+    const std::int64_t mib = std::int64_t{1} << 20;
+    // (The header's pages stay: reading it mapped them, up to a 2 MiB folio.)
+    drop();
+    REQUIRE(pages.read_cached(3 * mib, 4096, got.data()) == 0);  // the drop took
+    REQUIRE(pages.read_cached(6 * mib, 4096, got.data()) == 0);
+    pages.read_ahead(4 * mib, 6 * mib + 4096);
+    // Read, not asked for: there when the call returns.
+    CHECK(pages.read_cached(4 * mib, 4096, got.data()) == 4096);
+    CHECK(pages.read_cached(6 * mib, 4096, got.data()) == 4096);
+    CHECK(std::memcmp(got.data(), data.data() + 6 * mib, 4096) == 0);
+    // A short range is asked for and may still be on its way: only no failure to see.
+    drop();
+    pages.read_ahead(3 * mib, 3 * mib + 4096);
+    std::error_code ignored;
+    fs::remove(path, ignored);
+}
+
 TEST_CASE("a spool holds what was appended; an empty one maps to nothing") {
     Spool spool("test bytes");
     const std::string text = "hello spool";

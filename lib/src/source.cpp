@@ -202,9 +202,9 @@ void Mapping::read_ahead(const std::byte* begin, const std::byte* end) const {
     // MADV_WILLNEED enter the page cache one 4 KiB page each, where the kernel's readahead of
     // a read in order caches large folios, and mapped reads of a file cached in single pages
     // stay slower until it leaves the cache (float32 [..., 5] of a 1 GiB file, warm: 150-160
-    // ms after a cold [1:-1] that asked, 11 ms after one that read). Asking was slower cold
-    // too: [::-1] and [:, :, ::-1] 0.76 and 0.83 of the time read so, [1:-1] 0.88 (medians of
-    // rounds; docs/performance-log.md, "Reading ahead with sendfile"). sendfile to /dev/null
+    // ms after a cold [1:-1] that asked, 11 ms after one that read). Reading was faster cold
+    // too: [::-1] and [:, :, ::-1] in 0.76 and 0.83 of the time asking took, [1:-1] in 0.88
+    // (medians of rounds; docs/performance-log.md, "Reading ahead with sendfile"). sendfile to /dev/null
     // reads through the page cache without copying the bytes anywhere. Only a walk without
     // gaps is read so: each read waits for the device, where ranges apart that are asked for
     // are read together (float32 [::4], cold: 0.19-0.23 s asked, 0.40-0.48 s read in turn).

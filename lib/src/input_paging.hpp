@@ -75,8 +75,9 @@ private:
     std::int64_t ahead_elements_ = 0, step_elements_ = 0;
     std::int64_t asked_ = 0;  // elements before this one were asked for
 
-    // Asking for pages allocates them and queues their reads: work the copy need not wait
-    // for (measured cold: [:, :, ::-1] 0.80 s with the requests on the copy's thread, 0.70 s
+    // Reading ahead (InputPages::read_ahead: a walk without gaps read into the page cache,
+    // other ranges asked for) is work the copy need not wait for (measured cold, when every
+    // range was asked for: [:, :, ::-1] 0.80 s with the requests on the copy's thread, 0.70 s
     // on a thread of their own). A thread of its own
     // makes the requests, in order; with WriteSizes::read_ahead_thread unset, or where no
     // thread can start, the copy's thread does. That thread also maps what the copy reads

@@ -36,16 +36,18 @@ WriteSizes small_sizes(double read_ahead_bytes, std::int64_t smallest_block) {
 
 // The ranges asked for while a copy walks the view `step` elements at a time, and whether each
 // `before` left the asks at least `ahead` elements' worth of bytes beyond the copy.
+// With `reading_in`, the input can also read ranges in (InputPages::read_in): those go to `read_in`.
 struct Walk {
-    Ranges asked, released;
+    Ranges asked, released, read_in;
     bool reads_ahead = false;
     std::int64_t block_elements = 0;
 };
 
-Walk walk(const View& view, const WriteSizes& sizes, std::int64_t step) {
+Walk walk(const View& view, const WriteSizes& sizes, std::int64_t step, bool reading_in = false) {
     Walk out;
-    const InputPages pages{[&](std::int64_t begin, std::int64_t end) { out.released.emplace_back(begin, end); },
-                           [&](std::int64_t begin, std::int64_t end) { out.asked.emplace_back(begin, end); }};
+    InputPages pages{[&](std::int64_t begin, std::int64_t end) { out.released.emplace_back(begin, end); },
+                     [&](std::int64_t begin, std::int64_t end) { out.asked.emplace_back(begin, end); }};
+    if (reading_in) pages.read_in = [&](std::int64_t begin, std::int64_t end) { out.read_in.emplace_back(begin, end); };
     InputPaging paging(view, pages, sizes);
     out.reads_ahead = paging.reads_ahead();
     out.block_elements = paging.block_elements();
@@ -60,6 +62,40 @@ std::int64_t bytes_of(const Ranges& ranges) {
 }
 
 }  // namespace
+
+TEST_CASE("input paging: a walk without gaps is read in, either way; ranges apart and short ones are asked for") {
+    const std::vector<std::int64_t> shape = {16, 32, 64};  // rows of 8 KiB, 128 KiB in all
+    // Requests of a quarter of 32 KiB: a whole row each where a row is a block.
+    WriteSizes sizes = small_sizes(32 << 10, 1 << 10);
+    sizes.read_in_bytes = 1 << 10;
+    for (const std::string text : {"[1:-1]", "[:, :, ::-1]", "[::-1]", "[::-1, ::-1, ::-1]"}) {
+        CAPTURE(text);
+        const View view = view_of(text.c_str(), shape);
+        const Walk got = walk(view, sizes, 1000, true);
+        CHECK(got.asked.empty());
+        CHECK(got.read_in.size() > 4);
+        const View::Span whole = view.span_from(0);
+        CHECK(bytes_of(got.read_in) == whole.end - whole.begin);  // every byte once
+    }
+    // Every fourth row: the first is read in, the rest, each 24 KiB past the last, asked for.
+    const Walk stepped = walk(view_of("[::4]", shape), sizes, 1000, true);
+    CHECK(stepped.read_in == Ranges{{0, 8 << 10}});
+    CHECK(stepped.asked == Ranges{{32 << 10, 40 << 10}, {64 << 10, 72 << 10}, {96 << 10, 104 << 10}});
+    // Requests shorter than read_in_bytes are asked for, walk or not.
+    const Walk short_ones = walk(view_of("[::-1]", shape), small_sizes(16 << 10, 1 << 10), 1000, true);
+    CHECK(short_ones.read_in.empty());
+    CHECK(bytes_of(short_ones.asked) == 128 << 10);
+    // Rows reversed, each in two requests read forwards: within a row the walk goes on, from
+    // row to row it jumps back, so the first half of each row but the first is asked for.
+    WriteSizes split = small_sizes(16 << 10, 1 << 10);
+    split.read_in_bytes = 1 << 10;
+    const Walk split_rows = walk(view_of("[::-1]", shape), split, 1000, true);
+    REQUIRE(split_rows.read_in.size() == 17);
+    CHECK(split_rows.read_in.front() == std::pair<std::int64_t, std::int64_t>{120 << 10, 124 << 10});
+    for (std::size_t k = 1; k < split_rows.read_in.size(); ++k) CHECK(split_rows.read_in[k].first % (8 << 10) == 4 << 10);
+    CHECK(split_rows.asked.size() == 15);
+    for (const auto& [begin, end] : split_rows.asked) CHECK(begin % (8 << 10) == 0);
+}
 
 TEST_CASE("input paging: a reversed walk is asked for from the end down, every byte once") {
     const std::vector<std::int64_t> shape = {16, 32, 64};  // rows of 8 KiB, 128 KiB in all

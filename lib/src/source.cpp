@@ -148,7 +148,7 @@ bool spool_stream(Spool& spool, int fd, const std::string& what, bool headers_on
 
 Mapping::Mapping(void* map, std::size_t size, int file) : map_(map), size_(size), file_(file) {
     // A descriptor of its own (not a dup, which would share the file's readahead state); where
-    // /proc is missing, read_ahead only asks.
+    // /proc is missing, read_in only asks.
     if (file_ >= 0) reader_ = ::open(("/proc/self/fd/" + std::to_string(file_)).c_str(), O_RDONLY | O_CLOEXEC);
 }
 
@@ -161,8 +161,6 @@ Mapping& Mapping::operator=(Mapping&& other) noexcept {
     size_ = std::exchange(other.size_, 0);
     file_ = std::exchange(other.file_, -1);
     reader_ = std::exchange(other.reader_, -1);
-    ahead_begin_ = other.ahead_begin_.exchange(0);
-    ahead_end_ = other.ahead_end_.exchange(0);
     return *this;
 }
 
@@ -197,36 +195,31 @@ void Mapping::release(const std::byte* begin, const std::byte* end) const {
 }
 
 void Mapping::read_ahead(const std::byte* begin, const std::byte* end) const {
-    if (!pages_of(begin, end)) return;
-    // Why read rather than ask, for ranges of a read ahead's size: pages asked for with
-    // MADV_WILLNEED enter the page cache one 4 KiB page each, where the kernel's readahead of
-    // a read in order caches large folios, and mapped reads of a file cached in single pages
-    // stay slower until it leaves the cache (float32 [..., 5] of a 1 GiB file, warm: 150-160
-    // ms after a cold [1:-1] that asked, 11 ms after one that read). Reading was faster cold
-    // too: [::-1] and [:, :, ::-1] in 0.76 and 0.83 of the time asking took, [1:-1] in 0.88
-    // (medians of rounds; docs/performance-log.md, "Reading ahead with sendfile"). sendfile to /dev/null
-    // reads through the page cache without copying the bytes anywhere. Only a walk without
-    // gaps is read so: each read waits for the device, where ranges apart that are asked for
-    // are read together (float32 [::4], cold: 0.19-0.23 s asked, 0.40-0.48 s read in turn).
-    static const int discard = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-    const std::int64_t from = begin - data(), to = end - data();
-    if (reader_ >= 0 && discard >= 0 && static_cast<std::size_t>(to - from) >= kReadInBytes) {
-        const std::int64_t last_begin = ahead_begin_.exchange(from, std::memory_order_relaxed);
-        const std::int64_t last_end = ahead_end_.exchange(to, std::memory_order_relaxed);
-        if (last_begin == last_end || (from <= last_end && to >= last_begin)) {
-            auto offset = static_cast<off_t>(from);
-            for (;;) {
-                const ssize_t sent = ::sendfile(discard, reader_, &offset, static_cast<std::size_t>(to - offset));
-                if (sent < 0 && errno == EINTR) continue;
-                if (sent == 0 || offset >= to) return;  // read; or the file ends sooner (cut: the copy says so)
-                if (sent < 0) break;                    // a file system without it: asked for below
-            }
-            begin = data() + offset;
-            if (!pages_of(begin, end)) return;
-        }
-    }
     // Advice only: a file system that cannot read ahead leaves the reads to the faults.
-    ::madvise(const_cast<std::byte*>(begin), static_cast<std::size_t>(end - begin), MADV_WILLNEED);
+    if (pages_of(begin, end))
+        ::madvise(const_cast<std::byte*>(begin), static_cast<std::size_t>(end - begin), MADV_WILLNEED);
+}
+
+void Mapping::read_in(const std::byte* begin, const std::byte* end) const {
+    // Why not read_ahead: pages asked for with MADV_WILLNEED enter the page cache one 4 KiB
+    // page each, where the kernel's readahead of a read in order caches large folios, and
+    // mapped reads of a file cached in single pages stay slower until it leaves the cache
+    // (float32 [..., 5] of a 1 GiB file, warm: 150-160 ms after a cold [1:-1] that asked,
+    // 11 ms after one that read so; docs/performance-log.md, "Reading ahead with sendfile").
+    static const int discard = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (!pages_of(begin, end)) return;
+    if (reader_ >= 0 && discard >= 0) {
+        auto offset = static_cast<off_t>(begin - data());
+        const auto to = static_cast<off_t>(end - data());
+        for (;;) {
+            const ssize_t sent = ::sendfile(discard, reader_, &offset, static_cast<std::size_t>(to - offset));
+            if (sent < 0 && errno == EINTR) continue;
+            if (sent == 0 || offset >= to) return;  // read; or the file ends sooner (cut: the copy says so)
+            if (sent < 0) break;                    // a file system without it: asked for below
+        }
+        begin = data() + offset;
+    }
+    read_ahead(begin, end);
 }
 
 void Mapping::map_ahead(const std::byte* begin, const std::byte* end) const {
@@ -432,7 +425,8 @@ InputPages ArrayData::pages() const {
             // A page of a private mapping never written is read again from the page cache:
             // the same call.
             [mapping, data](std::int64_t begin, std::int64_t end) { mapping->release(data + begin, data + end); },
-            [mapping, data](std::int64_t begin, std::int64_t end) { mapping->map_ahead(data + begin, data + end); }};
+            [mapping, data](std::int64_t begin, std::int64_t end) { mapping->map_ahead(data + begin, data + end); },
+            [mapping, data](std::int64_t begin, std::int64_t end) { mapping->read_in(data + begin, data + end); }};
 }
 
 }  // namespace tslice

@@ -24,6 +24,9 @@ struct WriteSizes {
     std::int64_t read_ahead_block_bytes = std::int64_t{1} << 20;
     // Whether read aheads are asked for by a thread of their own (InputPaging).
     bool read_ahead_thread = true;
+    // A read ahead at least this long that goes on from the last one (a walk without gaps) is
+    // read into the page cache (InputPages::read_in) rather than asked for.
+    std::int64_t read_in_bytes = std::int64_t{1} << 20;
     // A gather whose rows are at least this long reads them from the file (row_reads.hpp)
     // when the input can be read so (InputPages::read), instead of through the mapping.
     std::int64_t read_row_bytes = 512;

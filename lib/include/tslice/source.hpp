@@ -9,7 +9,6 @@
 // moves on, as it does for a mapped file.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -38,13 +37,13 @@ public:
     // again later reads them again from the file.
     void release(const std::byte* begin, const std::byte* end) const;
     // The pages wholly or partly inside [begin, end) are read from the file ahead of their
-    // first use. A range of kReadInBytes or more that touches the last such range (a walk
-    // without gaps, either way; or the first) is read into the page cache now, and the call
-    // returns when it is there (sendfile to /dev/null: the kernel's readahead, which caches
-    // large folios, and no copy into this process); any other range is asked for
-    // (MADV_WILLNEED: the reads start, and the call does not wait for them).
+    // first use (MADV_WILLNEED): the reads start, and the call does not wait for them.
     void read_ahead(const std::byte* begin, const std::byte* end) const;
-    static constexpr std::size_t kReadInBytes = std::size_t{1} << 20;
+    // The pages wholly or partly inside [begin, end) are read into the page cache now, in
+    // order, and the call returns when they are there (sendfile to /dev/null: through the
+    // kernel's readahead, which caches large folios, and no copy into this process). Where
+    // the file system cannot, they are asked for as read_ahead does.
+    void read_in(const std::byte* begin, const std::byte* end) const;
     // The pages wholly or partly inside [begin, end) are mapped now (MADV_POPULATE_READ),
     // read from the file first if they must be, so that the reads of them do not fault.
     // Advice: a kernel without it (before Linux 5.14) leaves them to the faults.
@@ -64,11 +63,9 @@ private:
     void* map_ = nullptr;
     std::size_t size_ = 0;
     int file_ = -1;
-    // The same file opened again (-1 where that failed): read_ahead's reads keep their own
+    // The same file opened again (-1 where that failed): read_in's reads keep their own
     // readahead state, apart from the copy's faults and preads.
     int reader_ = -1;
-    // The last range of kReadInBytes or more read ahead (offsets; equal: none yet).
-    mutable std::atomic<std::int64_t> ahead_begin_{0}, ahead_end_{0};
 };
 
 // An unlinked temporary file in TMPDIR (O_TMPFILE where the file system has it, else mkstemp

@@ -96,6 +96,9 @@ struct InputPages {
     // The copy reads these bytes soon, through the mapping: their pages may be mapped ahead
     // of it, waiting for the device where they are not in the page cache yet.
     Callback map_ahead;
+    // The copy reads these bytes next, going on from the last bytes it read ahead: they are
+    // read into the page cache now, and the call returns when they are there.
+    Callback read_in;
 
     // An input with pages to ask for is a mapping the copy faults in as it reads; one without
     // is memory the process holds (copy.hpp).

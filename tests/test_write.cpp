@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -345,29 +346,42 @@ TEST_CASE("write_view and text: a gather read window by window, or row by row, w
     sizes.scattered_gather_bytes = 0;   // any spread
     sizes.gather_window_bytes = 10000;  // many windows
     sizes.gather_region_bytes = 4096;   // many regions
-    const auto written = [&](const View& view, const InputPages& with, bool text) {
+    // `mapping`: the input as its mapping holds it.
+    const auto written = [&](const View& view, const InputPages& with, bool text, const std::byte* mapping) {
         set_write_sizes(sizes);
         const fs::path path = dir.path / (text ? "out.json" : "out.bin");
         WriteOptions options;
         options.threads = 2;
         if (text)
-            write_values_as_text(path.string(), TextFormat::Json, bytes, view, type, with, options);
+            write_values_as_text(path.string(), TextFormat::Json, mapping, view, type, with, options);
         else
-            write_view(path.string(), OutputFraming{"", 0, {}}, bytes, view, with, options);
+            write_view(path.string(), OutputFraming{"", 0, {}}, mapping, view, with, options);
         set_write_sizes(shipped);
         return read_file(path);
     };
+    // A mapping whose pages are not in memory: never touched, they hold zeros, not the input,
+    // if anything reads them; a gather of long rows then reads the file (the folio probe).
+    const std::size_t data_bytes = data.size() * sizeof(data[0]);
+    void* cold = ::mmap(nullptr, data_bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(cold != MAP_FAILED);
     for (const bool text : {false, true})
-        for (const std::int64_t row_elements : {6, 150}) {  // rows of 24 bytes, of 600 (read with pread)
+        for (const std::int64_t row_elements : {6, 150}) {  // rows of 24 bytes, of 600 (read with pread, cold)
             CAPTURE(text);
             CAPTURE(row_elements);
             const View view = gathered(row_elements);
             unmapped.clear();
             read.clear();
-            const std::string mapped = written(view, InputPages{}, text);
+            const std::string mapped = written(view, InputPages{}, text, bytes);
             CHECK(unmapped.empty());
             CHECK(read.empty());
-            CHECK(written(view, pages, text) == mapped);
+            CHECK(written(view, pages, text, bytes) == mapped);
+            if (row_elements * 4 >= sizes.read_row_bytes) {
+                // Pages in memory that map whole: copied window by window as the short rows.
+                CHECK(read.empty());
+                CHECK_FALSE(unmapped.empty());
+                unmapped.clear();
+                CHECK(written(view, pages, text, static_cast<const std::byte*>(cold)) == mapped);
+            }
             if (row_elements * 4 < sizes.read_row_bytes) {
                 CHECK(read.empty());
                 CHECK(unmapped.size() > 9000 * 24 / 10000);  // regions unmapped in every window
@@ -395,6 +409,7 @@ TEST_CASE("write_view and text: a gather read window by window, or row by row, w
                 CHECK(end <= rows * row_length * 4);
             }
         }
+    ::munmap(cold, data_bytes);
 }
 
 TEST_CASE("write_view: a contiguous result of a file is read from it chunk by chunk, in order") {

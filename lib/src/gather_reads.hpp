@@ -1,6 +1,7 @@
 // How a gather is read from a file, one decision for the write stage and the text writers:
 // rows of at least WriteSizes::read_row_bytes with pread (row_reads.hpp), shorter rows spread
-// far over the input a window at a time in the input's order (scattered_gather.hpp). Any other
+// far over the input a window at a time in the input's order (scattered_gather.hpp), and long
+// rows so too where the page cache holds the input in large folios (folio_probe.hpp). Any other
 // view, or data in memory, is left to the caller, who copies it through the mapping.
 #pragma once
 

@@ -7,12 +7,11 @@
 // page there (measured warm, with and without: no slower).
 #include "input_paging.hpp"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
+#include "folio_probe.hpp"
 #include "tslice/parallel.hpp"
 
 namespace tslice {
@@ -114,17 +113,6 @@ void InputPaging::ask(const Request& request) {
     }
     wake_.notify_one();
 }
-
-namespace {
-
-// Page faults this thread has taken (mapping ahead counts as faults too).
-std::int64_t faults_of_this_thread() {
-    rusage usage{};
-    if (::getrusage(RUSAGE_THREAD, &usage) != 0) return 0;
-    return usage.ru_minflt + usage.ru_majflt;
-}
-
-}  // namespace
 
 void InputPaging::asking() {
     std::deque<Request> to_map;  // asked for, not mapped yet

@@ -34,6 +34,9 @@ public:
     // make each window once.
     void copy(WorkerPool& pool, std::byte* dst, std::int64_t first, std::int64_t count);
 
+    // The bytes the view may read, offsets from the input's data.
+    View::Span hull() const { return hull_; }
+
     // The elements of a window (the last may hold fewer).
     std::int64_t window_elements() const { return window_elements_; }
 

@@ -21,9 +21,9 @@ GatherReads::GatherReads(const std::byte* data, const View& view, const InputPag
     if (ScatteredGather::suits(view, pages, sizes)) scattered_.emplace(data, view, pages, sizes);
     // Long rows spread far are read with pread unless the page cache holds the input in large
     // folios, which the mapping maps a folio per fault: then the scattered copy is quicker
-    // (100,000 rows of 1 KiB from a 1 GiB file: 66 against 87 ms for the whole run, where
-    // on a cache of single pages it took 225 against 139; docs/performance-log.md). A cold
-    // input is read with pread, which asks for each chunk's rows at once.
+    // (100,000 rows of 1 KiB from a 1 GiB file: 70 against 90 ms for the whole run, where on
+    // a cache of single pages it took 143 against 89; docs/performance-log.md). A cold input
+    // is read with pread, which asks for each chunk's rows at once.
     if (long_rows && scattered_ && !probe_folios(data, scattered_->hull(), kFolioSamples, pages.unmap).large_folios())
         scattered_.reset();
     reads_rows_ = long_rows && !scattered_;

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "input_error.hpp"
+#include "thrown_error.hpp"
 #include "tslice/npy.hpp"
 
 namespace tslice_test {
@@ -54,7 +54,7 @@ inline NpyHeader parse(const std::string& bytes) {
     return parse_npy_header(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
 }
 
-// The message of the tslice::Error that `action` throws; fails the test if it throws none.
+// The message of the input error that `action` throws; fails the test if it throws none.
 inline std::string error_message(const std::function<void()>& action) { return tslice_test::input_error(action); }
 
 inline std::string read_file(const fs::path& path) {

@@ -7,11 +7,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "thrown_error.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/ops.hpp"
@@ -30,16 +32,8 @@ Spec spec_of(const std::string& json) {
 }
 
 // The message of the Error(Usage) that `plan` throws.
-template <class Plan>
-std::string error_of(Plan&& plan) {
-    try {
-        plan();
-    } catch (const tslice::Error& error) {
-        CHECK(error.kind() == tslice::ErrorKind::Usage);
-        return error.what();
-    }
-    FAIL("no error");
-    return {};
+inline std::string error_of(const std::function<void()>& plan) {
+    return tslice_test::message_of(tslice::ErrorKind::Usage, plan);
 }
 
 // The result's values when the plan is applied to an input whose element i (C order) holds

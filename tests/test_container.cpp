@@ -4,10 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "thrown_error.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
 
 using namespace tslice;
+using namespace tslice_test;
 
 namespace {
 
@@ -26,14 +28,7 @@ ArrayInFile array(std::optional<std::string> name, const char* descr, std::vecto
 }
 
 std::string usage_error(const std::vector<ArrayInFile>& arrays, const std::optional<std::string>& key) {
-    try {
-        select_array(arrays, key);
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::Usage);
-        return e.what();
-    }
-    FAIL("no error");
-    return {};
+    return message_of(ErrorKind::Usage, [&] { select_array(arrays, key); });
 }
 
 }  // namespace
@@ -62,12 +57,7 @@ TEST_CASE("--key: by name, by member name, or none for one array") {
     const std::vector<ArrayInFile> plain = {array(std::nullopt, "'<f4'", {3})};
     CHECK(&select_array(plain, std::nullopt) == &plain[0]);
     CHECK(usage_error(plain, "x").find("plain .npy") != std::string::npos);
-    try {
-        select_array({}, std::nullopt);
-        FAIL("no error");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::Input);
-    }
+    CHECK(thrown_by([] { select_array({}, std::nullopt); }).kind() == ErrorKind::Input);
     std::vector<ArrayInFile> many;
     for (int i = 0; i < 15; ++i) many.push_back(array("t" + std::to_string(i), "'<f4'", {1}));
     CHECK(usage_error(many, std::nullopt).find("and 5 more (--list shows all)") != std::string::npos);

@@ -3,10 +3,12 @@
 
 #include <limits>
 
+#include "thrown_error.hpp"
 #include "tslice/error.hpp"
 #include "tslice/expr.hpp"
 
 using namespace tslice;
+using namespace tslice_test;
 
 namespace {
 
@@ -26,13 +28,9 @@ SliceItem slice(std::optional<std::int64_t> start, std::optional<std::int64_t> s
 
 // The column parse_index_expr reports for an invalid expression, and its message.
 std::pair<std::size_t, std::string> error_of(std::string_view text) {
-    try {
-        parse_index_expr(text);
-    } catch (const ExprError& error) {
-        return {error.column(), error.what()};
-    }
-    FAIL("no error for '" << text << "'");
-    return {};
+    INFO("the expression: '" << text << "'");
+    const ExprError error = thrown_by<ExprError>([&] { parse_index_expr(text); });
+    return {error.column(), error.what()};
 }
 
 }  // namespace
@@ -156,16 +154,12 @@ TEST_CASE("expr: errors and their columns") {
 }
 
 TEST_CASE("expr: the caret sits under the column") {
-    try {
-        parse_index_expr("[1:, x]");
-        FAIL("no error");
-    } catch (const ExprError& error) {
-        CHECK(error.describe() ==
-              "unknown name 'x': an index is an integer, a slice, a boolean, '...' or None (column 6)\n"
-              "  [1:, x]\n"
-              "       ^");
-        CHECK(error.exit_code() == 2);
-    }
+    const ExprError error = thrown_by<ExprError>([] { parse_index_expr("[1:, x]"); });
+    CHECK(error.describe() ==
+          "unknown name 'x': an index is an integer, a slice, a boolean, '...' or None (column 6)\n"
+          "  [1:, x]\n"
+          "       ^");
+    CHECK(error.exit_code() == 2);
 }
 
 TEST_CASE("expr: canonical text") {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 
+#include "thrown_error.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/expr.hpp"
@@ -18,6 +19,7 @@
 #include "tslice/plan.hpp"
 
 using namespace tslice;
+using namespace tslice_test;
 
 namespace {
 
@@ -63,14 +65,7 @@ GatherSpec resolved(const GatherSpec& spec, bool shape_only = false) {
 }
 
 std::string gather_error(const GatherSpec& spec, const Shape& data_shape, ErrorKind kind = ErrorKind::Usage) {
-    try {
-        plan_gather(resolved(spec), data_shape, "ops[0]");
-    } catch (const Error& error) {
-        CHECK(error.kind() == kind);
-        return error.what();
-    }
-    FAIL("no error");
-    return {};
+    return message_of(kind, [&] { plan_gather(resolved(spec), data_shape, "ops[0]"); });
 }
 
 GatherSpec inline_spec(Shape shape, Values values, std::int64_t axis, std::int64_t batch_dims = 0) {
@@ -297,11 +292,7 @@ TEST_CASE("gather: indices from .npy files of every integer dtype") {
     GatherSpec unread;
     unread.indices_path = "/tmp/unread.npy";
     CHECK_THROWS_WITH_AS(plan_gather(unread, {3, 4}, "ops[0]"), doctest::Contains("not read before planning"), Error);
-    try {
-        plan_gather(unread, {3, 4}, "ops[0]");
-    } catch (const Error& error) {
-        CHECK(error.exit_code() == 70);
-    }
+    CHECK(thrown_by([&] { plan_gather(unread, {3, 4}, "ops[0]"); }).exit_code() == 70);
     for (const char* name : {"i1", "u1", "i2", "i2be", "u2be", "i4be", "u4", "i8", "u8be", "scalar", "fortran", "f4", "b1"})
         std::remove(("/tmp/tslice_test_gather_" + std::string(name) + ".npy").c_str());
 }
@@ -422,13 +413,9 @@ TEST_CASE("advanced: errors in numpy's words and order, at the item") {
     for (const auto& c : cases) {
         const std::string text = c.text;
         CAPTURE(text);
-        try {
-            plan_advanced_index(parse_index_expr(c.text), c.input);
-            FAIL("no error");
-        } catch (const ExprError& error) {
-            CHECK(std::string(error.what()) == c.message);
-            CHECK(error.column() == c.column);
-        }
+        const ExprError error = thrown_by<ExprError>([&] { plan_advanced_index(parse_index_expr(c.text), c.input); });
+        CHECK(std::string(error.what()) == c.message);
+        CHECK(error.column() == c.column);
     }
     // The broadcast table is bounded: 65536 x 65536 index combinations are refused.
     std::string column = "[", row = "[";

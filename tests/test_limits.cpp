@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "thrown_error.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/expr.hpp"
@@ -18,6 +19,7 @@
 #include "tslice/steps.hpp"
 
 using namespace tslice;
+using namespace tslice_test;
 
 namespace {
 
@@ -64,13 +66,10 @@ TEST_CASE("limits: at most 32 dimensions, numpy's NPY_MAXDIMS") {
     CHECK(plan_index(parse_index_expr(repeat("None, ", 29)), shape).axes.size() == 32);
     CHECK_THROWS_WITH_AS(plan_index(parse_index_expr(repeat("None, ", 30)), shape),
                          "number of dimensions must be within [0, 32], indexing result would have 33", ExprError);
-    try {
-        (void)plan_index(parse_index_expr(repeat("None, ", 40) + "5"), shape);
-        FAIL("no error");
-    } catch (const ExprError& error) {
-        CHECK(std::string(error.what()) == "number of dimensions must be within [0, 32], indexing result would have 42");
-        CHECK(error.column() == 6 * 32);  // the None that makes axis 33
-    }
+    const ExprError error =
+        thrown_by<ExprError>([&] { (void)plan_index(parse_index_expr(repeat("None, ", 40) + "5"), shape); });
+    CHECK(std::string(error.what()) == "number of dimensions must be within [0, 32], indexing result would have 42");
+    CHECK(error.column() == 6 * 32);  // the None that makes axis 33
     CHECK_THROWS_WITH_AS(plan_index(parse_index_expr(repeat("None, ", 40) + "0, 0, 0, 0"), shape),
                          doctest::Contains("too many indices"), ExprError);
     // Integer lists: the broadcast arrays count as many axes as the longest shape has.

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "input_error.hpp"
+#include "thrown_error.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
 #include "zip_fixture.hpp"

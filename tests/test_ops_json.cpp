@@ -7,10 +7,12 @@
 #include <limits>
 #include <string>
 
+#include "thrown_error.hpp"
 #include "tslice/error.hpp"
 #include "tslice/ops.hpp"
 
 using namespace tslice;
+using namespace tslice_test;
 
 namespace {
 
@@ -27,15 +29,11 @@ Spec only(const std::string& json) {
 
 // The message of the Error(Usage) that parsing `json` throws.
 std::string error_of(const std::string& json) {
-    try {
-        parse_ops_json(json);
-    } catch (const Error& error) {
-        CHECK(error.kind() == ErrorKind::Usage);
-        CHECK(error.exit_code() == 2);
-        return error.what();
-    }
-    FAIL("no error for " << json);
-    return {};
+    INFO("the spec: " << json);
+    const Error error = thrown_by([&] { parse_ops_json(json); });
+    CHECK(error.kind() == ErrorKind::Usage);
+    CHECK(error.exit_code() == 2);
+    return error.what();
 }
 
 }  // namespace
@@ -175,15 +173,13 @@ TEST_CASE("ops json: index parses its expression") {
 }
 
 TEST_CASE("ops json: an expression error keeps its caret and gains the path") {
-    try {
+    const ExprError error = thrown_by<ExprError>([] {
         parse_ops_json(R"([{"op": "slice", "starts": [], "ends": []}, {"op": "index", "expr": "[1:, ..., ::x]"}])");
-        FAIL("no error");
-    } catch (const ExprError& error) {
-        CHECK(std::string(error.what()).rfind("ops[1].expr: ", 0) == 0);
-        CHECK(error.expression() == "[1:, ..., ::x]");
-        CHECK(error.column() == 12);
-        CHECK(error.exit_code() == 2);
-    }
+    });
+    CHECK(std::string(error.what()).rfind("ops[1].expr: ", 0) == 0);
+    CHECK(error.expression() == "[1:, ..., ::x]");
+    CHECK(error.column() == 12);
+    CHECK(error.exit_code() == 2);
 }
 
 TEST_CASE("ops json: integers are 64-bit") {
@@ -386,33 +382,16 @@ TEST_CASE("ops json: @FILE reads the spec from a file") {
     // Inline text is JSON itself.
     CHECK(parse_op_argument(R"({"op": "index", "expr": "0"})").size() == 1);
 
-    try {
-        parse_op_argument("@/nonexistent/spec.json");
-        FAIL("no error");
-    } catch (const Error& error) {
-        CHECK(error.kind() == ErrorKind::Input);
-        CHECK(std::string(error.what()) ==
-              "--op @/nonexistent/spec.json: cannot read '/nonexistent/spec.json': No such file or directory");
-    }
-    try {
-        parse_op_argument("@/tmp");
-        FAIL("no error");
-    } catch (const Error& error) {
-        CHECK(error.kind() == ErrorKind::Input);
-        CHECK(std::string(error.what()) == "--op @/tmp: cannot read '/tmp': Is a directory");
-    }
+    CHECK(message_of(ErrorKind::Input, [] { parse_op_argument("@/nonexistent/spec.json"); }) ==
+          "--op @/nonexistent/spec.json: cannot read '/nonexistent/spec.json': No such file or directory");
+    CHECK(message_of(ErrorKind::Input, [] { parse_op_argument("@/tmp"); }) ==
+          "--op @/tmp: cannot read '/tmp': Is a directory");
     {
         std::ofstream out(path);
         out << "[\n{\"op\": \"slice\",}]";
     }
-    try {
-        parse_op_argument("@" + path);
-        FAIL("no error");
-    } catch (const Error& error) {
-        CHECK(error.kind() == ErrorKind::Usage);
-        CHECK(std::string(error.what()) == "--op @" + path +
-                                               ": invalid JSON at line 2, column 16: unexpected '}'; expected string literal");
-    }
+    CHECK(message_of(ErrorKind::Usage, [&] { parse_op_argument("@" + path); }) ==
+          "--op @" + path + ": invalid JSON at line 2, column 16: unexpected '}'; expected string literal");
     std::remove(path.c_str());
 }
 

@@ -4,11 +4,13 @@
 
 #include <limits>
 
+#include "thrown_error.hpp"
 #include "tslice/error.hpp"
 #include "tslice/expr.hpp"
 #include "tslice/plan.hpp"
 
 using namespace tslice;
+using namespace tslice_test;
 
 namespace {
 
@@ -19,13 +21,9 @@ SlicePlan plan(std::string_view text, const Shape& shape) { return plan_index(pa
 Shape shape_of(std::string_view text, const Shape& shape) { return plan(text, shape).output_shape(); }
 
 std::pair<std::size_t, std::string> error_of(std::string_view text, const Shape& shape) {
-    try {
-        plan(text, shape);
-    } catch (const ExprError& error) {
-        return {error.column(), error.what()};
-    }
-    FAIL("no error for '" << text << "'");
-    return {};
+    INFO("the expression: '" << text << "'");
+    const ExprError error = thrown_by<ExprError>([&] { plan(text, shape); });
+    return {error.column(), error.what()};
 }
 
 }  // namespace

@@ -4,12 +4,14 @@
 
 #include <cstring>
 
+#include "thrown_error.hpp"
 #include "tslice/error.hpp"
 #include "tslice/expr.hpp"
 #include "tslice/fields.hpp"
 #include "tslice/npy.hpp"
 
 using namespace tslice;
+using namespace tslice_test;
 
 namespace {
 
@@ -24,14 +26,10 @@ const DType& record() {
 }
 
 std::string error_of(const char* text, const DType& dtype) {
-    try {
-        plan_fields(parse_index_expr(text), {5}, dtype);
-    } catch (const ExprError& error) {
-        CHECK(error.column() == 1);
-        return error.what();
-    }
-    FAIL("no error for " << text);
-    return {};
+    INFO("the expression: " << text);
+    const ExprError error = thrown_by<ExprError>([&] { plan_fields(parse_index_expr(text), {5}, dtype); });
+    CHECK(error.column() == 1);
+    return error.what();
 }
 
 }  // namespace

@@ -29,7 +29,6 @@ View view_of(const char* text, const std::vector<std::int64_t>& shape, std::size
 WriteSizes small_sizes(double read_ahead_bytes, std::int64_t smallest_block) {
     WriteSizes sizes;
     sizes.read_ahead_bytes = read_ahead_bytes;
-    sizes.read_ahead_down_bytes = read_ahead_bytes;
     sizes.read_ahead_block_bytes = smallest_block;
     sizes.read_ahead_thread = false;  // the asks in order, on this thread, as they are made
     return sizes;
@@ -63,26 +62,6 @@ std::int64_t bytes_of(const Ranges& ranges) {
 }
 
 }  // namespace
-
-TEST_CASE("input paging: a walk down the input asks as far as read_ahead_down_bytes, in quarters of it") {
-    const std::vector<std::int64_t> shape = {64, 1024};  // 256 KiB
-    WriteSizes sizes = small_sizes(32 << 10, 1 << 10);
-    sizes.read_ahead_down_bytes = 64 << 10;
-    for (const char* text : {"[::-1]", "[::-1, ::-1]"}) {
-        CAPTURE(text);
-        const Walk down = walk(view_of(text, shape), sizes, 1024);
-        REQUIRE_FALSE(down.asked.empty());
-        CHECK(down.asked.front() == std::pair<std::int64_t, std::int64_t>{(256 - 16) << 10, 256 << 10});
-        CHECK(bytes_of(down.asked) == 256 << 10);
-    }
-    // Up, however each row goes: read_ahead_bytes.
-    for (const char* text : {"[1:]", "[:, ::-1]"}) {
-        CAPTURE(text);
-        const Walk up = walk(view_of(text, shape), sizes, 1024);
-        REQUIRE_FALSE(up.asked.empty());
-        CHECK(up.asked.front().second - up.asked.front().first == 8 << 10);
-    }
-}
 
 TEST_CASE("input paging: a walk without gaps is read in, either way; ranges apart and short ones are asked for") {
     const std::vector<std::int64_t> shape = {16, 32, 64};  // rows of 8 KiB, 128 KiB in all

@@ -70,12 +70,7 @@ InputPaging::InputPaging(const View& view, const InputPages& pages, const WriteS
     read_in_bytes_ = sizes.read_in_bytes;
     block_elements_ = block.elements;
     const double bytes_per_element = static_cast<double>(block.hull) / static_cast<double>(block.elements);
-    // Down: the last element lies below the first. Requests of 16 MiB instead of 8 made cold
-    // float32 [::-1] and [::-1, ::-1, ::-1] of a 1 GiB file 0.87 and 0.91 of the time (medians
-    // of 10 paired rounds; forward walks changed within the noise; docs/performance-log.md).
-    const bool down = view.span_of(total_ - 1, total_).begin < view.span_of(0, 1).begin;
-    const double ahead_bytes = down ? sizes.read_ahead_down_bytes : sizes.read_ahead_bytes;
-    ahead_elements_ = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(ahead_bytes / bytes_per_element)));
+    ahead_elements_ = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(sizes.read_ahead_bytes / bytes_per_element)));
     // Asked for a quarter of the distance at a time: the device always has the next stretch
     // queued, and the calls stay few.
     step_elements_ = std::max<std::int64_t>(1, ahead_elements_ / 4);

@@ -46,8 +46,7 @@ public:
 
     // Elements [element, end) are all that is left to read: the rest of the input goes, and
     // kRefaultBytes of what went before (within what the view reads); the elements after
-    // `element` are asked for, as far as read_ahead_bytes reaches (read_ahead_down_bytes for
-    // a walk down the input).
+    // `element` are asked for, as far as read_ahead_bytes reaches.
     void before(std::int64_t element);
 
 private:

@@ -17,12 +17,8 @@ struct WriteSizes {
     // copied in pieces of about this much input, each released when done, so that a small
     // result of a large file never has the whole file mapped.
     double release_bytes = 64 << 20;
-    // How far ahead of the copy the input's pages are asked for (InputPaging), in requests
-    // of a quarter of it.
+    // How far ahead of the copy the input's pages are asked for (InputPaging).
     double read_ahead_bytes = 32 << 20;
-    // As far for a walk down the input ([::-1]): each of its requests starts at a new place,
-    // where the kernel's readahead starts small, and longer ones were faster cold.
-    double read_ahead_down_bytes = 64 << 20;
     // A read ahead covers blocks of whole trailing axes whose pages the copy mostly reads;
     // smaller blocks are left to the kernel's read-around of each fault.
     std::int64_t read_ahead_block_bytes = std::int64_t{1} << 20;

@@ -316,7 +316,6 @@ void check_writer(ByteReader& in, const Pipeline& pipeline, const std::byte* inp
     sizes.threaded_bytes = in.coin() ? 0 : sizes.threaded_bytes;
     sizes.release_bytes = static_cast<double>(in.range(1, 256) * 64);
     sizes.read_ahead_bytes = static_cast<double>(in.range(0, 64) * 64);
-    sizes.read_ahead_down_bytes = 2 * sizes.read_ahead_bytes;
     sizes.read_ahead_block_bytes = in.range(0, 64) * 16;
     sizes.read_ahead_thread = in.coin();
     sizes.read_row_bytes = in.range(0, 16) * 8;

@@ -80,15 +80,15 @@ private:
     std::int64_t asked_ = 0;  // elements before this one were asked for
 
     // Reading ahead (fetch: a walk without gaps read into the page cache, other ranges asked
-    // for) is work the copy need not wait for (measured cold, when every
-    // range was asked for: [:, :, ::-1] 0.80 s with the requests on the copy's thread, 0.70 s
-    // on a thread of their own). A thread of its own
-    // makes the requests, in order; with WriteSizes::read_ahead_thread unset, or where no
-    // thread can start, the copy's thread does. That thread also maps what the copy reads
-    // through the mapping, kMapLag requests behind what it asks for (mapping waits for the
-    // device, asking does not), so that the copy's own reads do not fault; only what the page
-    // cache holds already (its last page there): on a cold file, mapping ahead waited for each
-    // stretch before asking for the next, and the whole took 1.2 times as long.
+    // for) is work the copy need not wait for (measured cold, when every range was asked for:
+    // [:, :, ::-1] 0.80 s with the requests on the copy's thread, 0.70 s on a thread of their
+    // own). A thread of its own makes the requests, in order; with
+    // WriteSizes::read_ahead_thread unset, or where no thread can start, the copy's thread
+    // does. That thread also maps what the copy reads through the mapping, kMapLag requests
+    // behind what it asks for (mapping waits for the device, asking does not), so that the
+    // copy's own reads do not fault; only what the page cache holds already (its last page
+    // there): on a cold file, mapping ahead waited for each stretch before asking for the
+    // next, and the whole took 1.2 times as long.
     static constexpr std::size_t kMapLag = 2;
     // Mapping ahead stops where it takes fewer faults than one per this many bytes: a page
     // cache of large folios (one of single pages takes one per 64 KiB, the fault-around).

@@ -1,12 +1,13 @@
 // The library's internal parts that tests reach below the public API: the copy kernels and
 // the copy's plan (each kernel set against the scalar reference), the zip directory reader and
 // the inflater (hostile archives byte by byte), the JSON reader, Python's text rules, the write
-// stage's sizes, the input's paging and the probe of its folios, a gather's reads of whole rows,
-// its scattered reads and the choice between them.
+// stage's sizes and the order of its chunks, the input's paging and the probe of its folios, a
+// gather's reads of whole rows, its scattered reads and the choice between them.
 // This header is the one place tests name them; the tests' include path (tests/CMakeLists.txt)
 // is the only one that has lib/src.
 #pragma once
 
+#include "chunk_stream.hpp"
 #include "copy_plan.hpp"
 #include "folio_probe.hpp"
 #include "gather_reads.hpp"

@@ -229,6 +229,18 @@ OutputFile::~OutputFile() {
     if (owns_fd_) ::close(fd_);
 }
 
+std::optional<std::int64_t> OutputFile::placed_from() const {
+    if (temporary_) return 0;
+    if (owns_fd_) return std::nullopt;
+    struct stat info {};
+    const int flags = ::fcntl(fd_, F_GETFL);
+    if (::fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode) || flags == -1 || (flags & O_APPEND) != 0)
+        return std::nullopt;
+    const off_t offset = ::lseek(fd_, 0, SEEK_CUR);
+    if (offset < 0) return std::nullopt;
+    return static_cast<std::int64_t>(offset);
+}
+
 void OutputFile::commit(bool sync) {
     if (sync) sync_descriptor(fd_, name_);
     if (owns_fd_) {

@@ -3,7 +3,9 @@
 // over it, so that a failure leaves no partial file and never harms an existing one.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace tslice {
@@ -25,6 +27,11 @@ public:
     int fd() const { return fd_; }
     // The destination as errors name it: "'out.npy'", "to standard output".
     const std::string& name() const { return name_; }
+
+    // Where the written bytes start in fd(), if they may be placed in any order (pwrite): a
+    // temporary (at 0), or a named descriptor of a regular file not opened to append (at its
+    // offset). None for a pipe, a device or an appending file, which take the bytes in order.
+    std::optional<std::int64_t> placed_from() const;
 
     // Everything is written: put it in place. `sync`: fsync the data first and, after the
     // rename, the directory, so the result is on stable storage when commit() returns.

@@ -103,6 +103,29 @@ TEST_CASE("stream_framed: backwards from a base, what the descriptor held before
     CHECK(backwards.bytes == in_order.bytes);
 }
 
+TEST_CASE("stream_framed: backwards, a source that fails half way leaves no prefix before the hole") {
+    TempDir dir;
+    for (const bool backwards : {false, true}) {
+        CAPTURE(backwards);
+        const fs::path path = dir.path / "failed.bin";
+        const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        REQUIRE(fd >= 0);
+        int produced = 0;
+        const ChunkSource failing = [&](std::int64_t, std::int64_t count, std::byte* scratch) -> const std::byte* {
+            if (++produced == 3) throw std::runtime_error("no more data");
+            std::memset(scratch, 1, static_cast<std::size_t>(count) * 4);
+            return scratch;
+        };
+        CHECK_THROWS_WITH(stream_framed(fd, "the test file", kFraming, 4, {100}, failing, 64, {backwards, 0}),
+                          "no more data");
+        ::close(fd);
+        const std::string bytes = read_file(path);
+        REQUIRE(bytes.size() >= 4);
+        // In order, the prefix and what came before the failure; backwards, no prefix.
+        CHECK((bytes.substr(0, 4) == "HEAD") == !backwards);
+    }
+}
+
 TEST_CASE("stream_framed: a source that fails at its first chunk writes nothing, in either order") {
     TempDir dir;
     for (const bool backwards : {false, true}) {

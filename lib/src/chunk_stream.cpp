@@ -247,10 +247,13 @@ void stream_framed(int fd, const std::string& target, const OutputFraming& frami
     ChunkPipeline pipeline(source, chunks, itemsize);
     for (std::int64_t index = 0; index < chunks.count(); ++index) {
         const std::byte* bytes = pipeline.wait(index);
-        if (index == 0) write_prefix();
+        if (index == 0 && !chunks.backwards) write_prefix();
         write_chunk(bytes, chunks.first(index), chunks.size(index));
         pipeline.done(index);
     }
+    // Backwards, the prefix (a .npy's header) comes last: a write that fails or is killed
+    // half way leaves no header before a hole of zeros, which a reader would take for data.
+    if (chunks.backwards) write_prefix();
     write_suffix();
 }
 

@@ -31,7 +31,8 @@ struct ChunkOrder {
 // Writes the framing's prefix, the data `source` produces (chunks of
 // elements_per_chunk(itemsize, chunk_bytes) elements; the CRC-32 a suffix needs is computed as
 // they are produced) and its suffix to `fd`. The first chunk produced exists before anything
-// is written, so a source that fails at once leaves even a stream untouched.
+// is written, so a source that fails at once leaves even a stream untouched. Backwards, the
+// prefix is written after the data.
 void stream_framed(int fd, const std::string& target, const OutputFraming& framing, std::size_t itemsize,
                    const std::vector<std::int64_t>& shape, const ChunkSource& source, std::size_t chunk_bytes,
                    const ChunkOrder& order = {});

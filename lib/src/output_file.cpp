@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -229,9 +230,33 @@ OutputFile::~OutputFile() {
     if (owns_fd_) ::close(fd_);
 }
 
+namespace {
+
+// Whether the file system of `fd` keeps a file's unwritten stretches as holes, so that writing
+// its end first costs nothing more. FAT and exFAT fill such a stretch with zeros, which would
+// write the result twice; a file system not known here is written in order.
+bool keeps_holes(int fd) {
+    struct statfs info {};
+    if (::fstatfs(fd, &info) != 0) return false;
+    switch (static_cast<unsigned long>(info.f_type)) {
+        case 0xEF53:      // ext2, ext3, ext4
+        case 0x58465342:  // XFS
+        case 0x9123683E:  // Btrfs
+        case 0x01021994:  // tmpfs
+        case 0xF2F52010:  // F2FS
+        case 0x2FC12FC1:  // ZFS
+        case 0xCA451A4E:  // bcachefs
+            return true;
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
 std::optional<std::int64_t> OutputFile::placed_from() const {
+    if (owns_fd_ || !keeps_holes(fd_)) return std::nullopt;
     if (temporary_) return 0;
-    if (owns_fd_) return std::nullopt;
     struct stat info {};
     const int flags = ::fcntl(fd_, F_GETFL);
     if (::fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode) || flags == -1 || (flags & O_APPEND) != 0)

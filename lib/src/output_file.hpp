@@ -28,9 +28,11 @@ public:
     // The destination as errors name it: "'out.npy'", "to standard output".
     const std::string& name() const { return name_; }
 
-    // Where the written bytes start in fd(), if they may be placed in any order (pwrite): a
-    // temporary (at 0), or a named descriptor of a regular file not opened to append (at its
-    // offset). None for a pipe, a device or an appending file, which take the bytes in order.
+    // Where the written bytes start in fd(), if they may be placed in any order (pwrite) at no
+    // extra cost: a temporary (at 0), or a named descriptor of a regular file not opened to
+    // append (at its offset), on a file system that keeps unwritten stretches as holes. None
+    // for a pipe, a device, an appending file or another file system: they take the bytes in
+    // order.
     std::optional<std::int64_t> placed_from() const;
 
     // Everything is written: put it in place. `sync`: fsync the data first and, after the

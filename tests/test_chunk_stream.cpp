@@ -162,11 +162,7 @@ struct ReversedWrite {
         const auto* bytes = reinterpret_cast<const std::byte*>(data.data());
         InputPages pages;
         pages.read_ahead = [&](std::int64_t begin, std::int64_t end) { asked.emplace_back(begin, end); };
-        pages.read_cached = [&, bytes](std::int64_t begin, std::int64_t count, std::byte* dst) -> std::int64_t {
-            if (!cached) return 0;
-            std::memcpy(dst, bytes + begin, static_cast<std::size_t>(count));
-            return count;
-        };
+        pages.cached = [cached](std::int64_t) { return cached; };
         asked.clear();
         const WriteSizes shipped = write_sizes();
         WriteSizes sizes = shipped;

@@ -162,6 +162,35 @@ TEST_CASE("a range read in is in the page cache when the call returns; one read 
     fs::remove(path, ignored);
 }
 
+TEST_CASE("whether a page is in the page cache is told without reading it in") {
+    // On a disk's file system, as above: dropped pages leave the page cache.
+    const fs::path path = fs::current_path() / "tslice-source-test-cached.npy";
+    const std::string npy = npy_counting(2 << 20);  // 8 MiB of data
+    std::ofstream(path, std::ios::binary) << npy;
+    const InputBytes input = InputBytes::open(path.string());
+    const auto arrays = list_arrays(input.data(), input.size());
+    const ArrayData data = ArrayData::open(input, arrays[0], "the array");
+    const InputPages pages = data.pages();
+    REQUIRE(pages.cached);
+    const std::int64_t mib = std::int64_t{1} << 20;
+    CHECK(pages.cached(5 * mib));  // just written
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    REQUIRE(::fdatasync(fd) == 0);
+    REQUIRE(::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0);
+    ::close(fd);
+    REQUIRE_FALSE(pages.cached(5 * mib));  // the drop took
+    // Asking started no read: a read that must not wait would have had the kernel read the
+    // page ahead by now.
+    for (int ask = 0; ask < 3; ++ask) CHECK_FALSE(pages.cached(5 * mib + ask));
+    ::usleep(50000);
+    CHECK_FALSE(pages.cached(5 * mib));
+    pages.read_in(5 * mib, 5 * mib + 4096);
+    CHECK(pages.cached(5 * mib));
+    std::error_code ignored;
+    fs::remove(path, ignored);
+}
+
 TEST_CASE("a spool holds what was appended; an empty one maps to nothing") {
     Spool spool("test bytes");
     const std::string text = "hello spool";

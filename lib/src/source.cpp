@@ -222,6 +222,13 @@ void Mapping::read_in(const std::byte* begin, const std::byte* end) const {
     read_ahead(begin, end);
 }
 
+bool Mapping::cached(const std::byte* at) const {
+    const std::byte* end = at + 1;
+    if (!pages_of(at, end)) return false;
+    unsigned char resident = 0;
+    return ::mincore(const_cast<std::byte*>(at), 1, &resident) == 0 && (resident & 1) != 0;
+}
+
 void Mapping::map_ahead(const std::byte* begin, const std::byte* end) const {
 #ifndef MADV_POPULATE_READ
     constexpr int MADV_POPULATE_READ = 22;  // Linux 5.14; older C libraries lack the name
@@ -426,7 +433,8 @@ InputPages ArrayData::pages() const {
             // the same call.
             [mapping, data](std::int64_t begin, std::int64_t end) { mapping->release(data + begin, data + end); },
             [mapping, data](std::int64_t begin, std::int64_t end) { mapping->map_ahead(data + begin, data + end); },
-            [mapping, data](std::int64_t begin, std::int64_t end) { mapping->read_in(data + begin, data + end); }};
+            [mapping, data](std::int64_t begin, std::int64_t end) { mapping->read_in(data + begin, data + end); },
+            [mapping, data](std::int64_t at) { return mapping->cached(data + at); }};
 }
 
 }  // namespace tslice

@@ -109,16 +109,15 @@ bool walks_down(const View& view, std::int64_t chunk_elements) {
     return view.span_of(last, total).end <= view.span_of(0, chunk_elements).begin;
 }
 
-// Whether most of the bytes of `span` are in the page cache: a byte at each of 16 places spread
-// over it, read only if cached.
+// Whether the page cache holds most of `span`: the pages of 16 places spread over it. Asked
+// without reading (InputPages::cached): a read that must not wait (RWF_NOWAIT) still starts the
+// kernel's readahead where it misses, which on a cold file read up to 16 windows of
+// read_ahead_kb at once, out of the copy's order.
 bool mostly_cached(const InputPages& pages, View::Span span) {
     constexpr int kPlaces = 16;
     int cached = 0;
-    for (int place = 0; place < kPlaces; ++place) {
-        const std::int64_t at = span.begin + (span.end - 1 - span.begin) * place / (kPlaces - 1);
-        std::byte byte{};
-        if (pages.read_cached(at, 1, &byte) == 1) ++cached;
-    }
+    for (int place = 0; place < kPlaces; ++place)
+        if (pages.cached(span.begin + (span.end - 1 - span.begin) * place / (kPlaces - 1))) ++cached;
     return 2 * cached > kPlaces;
 }
 
@@ -157,7 +156,7 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     // so to ext4 the runs had more slow outliers.
     const std::int64_t chunk_elements = elements_per_chunk(static_cast<std::size_t>(written), sizes.chunk_bytes);
     const std::optional<std::int64_t> placed_from = output.placed_from();
-    const ChunkOrder order{placed_from && pages.read_ahead && pages.read_cached && walks_down(view, chunk_elements) &&
+    const ChunkOrder order{placed_from && pages.read_ahead && pages.cached && walks_down(view, chunk_elements) &&
                                !mostly_cached(pages, view.span_of(0, total)),
                            placed_from.value_or(0)};
     // The read ahead and the releases follow the copy: backwards, they see the view walked

@@ -55,6 +55,11 @@ public:
     // As read, but only what the page cache holds, never waiting for the device (preadv2 with
     // RWF_NOWAIT): the bytes read, from the first on.
     std::size_t read_cached(const std::byte* at, std::size_t bytes, std::byte* dst) const;
+    // Whether the page holding `at` (inside the mapping) is in the page cache, by mincore: it
+    // reads nothing and, unlike a read that must not wait, starts no readahead there. Linux
+    // tells the page cache's state only for a file the process may write or owns; for
+    // another, only whether the page is mapped here.
+    bool cached(const std::byte* at) const;
 
 private:
     // The whole pages [begin, end) reaches into, within the mapping: false if none.
@@ -124,7 +129,7 @@ public:
     View view() const;
     // Offsets from data(), as Mapping::release (nothing for an array inflated into memory).
     void release(std::int64_t begin, std::int64_t end) const;
-    // Mapping's release, read_ahead, read, read_cached and map_ahead over offsets from data(), for the
+    // Mapping's release, read_ahead, read, read_cached, map_ahead and cached over offsets from data(), for the
     // write stage (none for an array inflated into memory); valid while this ArrayData lives.
     InputPages pages() const;
 

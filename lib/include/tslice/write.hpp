@@ -99,6 +99,8 @@ struct InputPages {
     // The copy reads these bytes next, going on from the last bytes it read ahead: they are
     // read into the page cache now, and the call returns when they are there.
     Callback read_in;
+    // Whether the page holding byte `at` is in the page cache, found without reading it.
+    std::function<bool(std::int64_t at)> cached;
 
     // An input with pages to ask for is a mapping the copy faults in as it reads; one without
     // is memory the process holds (copy.hpp).

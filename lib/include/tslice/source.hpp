@@ -53,7 +53,8 @@ public:
     // gather's rows) that would otherwise leave the file mapped. `what` names it in errors.
     void read(const std::byte* at, std::size_t bytes, std::byte* dst, const std::string& what) const;
     // As read, but only what the page cache holds, never waiting for the device (preadv2 with
-    // RWF_NOWAIT): the bytes read, from the first on.
+    // RWF_NOWAIT): the bytes read, from the first on. Where a page is missing, the kernel still
+    // starts reading it ahead (`cached` asks without that).
     std::size_t read_cached(const std::byte* at, std::size_t bytes, std::byte* dst) const;
     // Whether the page holding `at` (inside the mapping) is in the page cache, by mincore: it
     // reads nothing and, unlike a read that must not wait, starts no readahead there. Linux

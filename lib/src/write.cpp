@@ -151,7 +151,7 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     // A copy that walks a file downwards is written from its last chunk to its first where the
     // output allows, so that it reads the file upwards, the order the device and the kernel's
     // readahead stream best: cold, [::-1] of a 1 GiB file took 0.79 of the time, the whole
-    // reversal 0.92 (docs/performance-log.md, "Reversed walks written from the last chunk").
+    // reversal 0.96 (docs/performance-log.md, "Reversed walks written from the last chunk").
     // Not where the page cache holds the input already: there is nothing to gain, and written
     // so to ext4 the runs had more slow outliers.
     const std::int64_t chunk_elements = elements_per_chunk(static_cast<std::size_t>(written), sizes.chunk_bytes);

@@ -204,21 +204,19 @@ void stream_framed(int fd, const std::string& target, const OutputFraming& frami
     };
     const ChunkSource& source = framing.suffix ? crc_source : data_source;
 
+    // In order, each piece follows the last; backwards, it goes to `offset` in the descriptor.
+    const auto put = [&](const void* bytes, std::size_t size, std::int64_t offset) {
+        if (chunks.backwards)
+            write_all_at(fd, static_cast<const char*>(bytes), size, offset, target);
+        else
+            write_all(fd, static_cast<const char*>(bytes), size, target);
+    };
     const auto data_offset = order.base + static_cast<std::int64_t>(framing.prefix.size());
     const auto write_chunk = [&](const std::byte* bytes, std::int64_t first, std::int64_t count) {
-        const auto size = static_cast<std::size_t>(count) * itemsize;
-        if (chunks.backwards)
-            write_all_at(fd, reinterpret_cast<const char*>(bytes), size,
-                         data_offset + first * static_cast<std::int64_t>(itemsize), target);
-        else
-            write_all(fd, reinterpret_cast<const char*>(bytes), size, target);
+        const auto item = static_cast<std::int64_t>(itemsize);
+        put(bytes, static_cast<std::size_t>(count * item), data_offset + first * item);
     };
-    const auto write_prefix = [&] {
-        if (chunks.backwards)
-            write_all_at(fd, framing.prefix.data(), framing.prefix.size(), order.base, target);
-        else
-            write_all(fd, framing.prefix.data(), framing.prefix.size(), target);
-    };
+    const auto write_prefix = [&] { put(framing.prefix.data(), framing.prefix.size(), order.base); };
     const auto write_suffix = [&] {
         if (chunks.backwards) {
             // Written in order from here: the descriptor is left at the result's end.

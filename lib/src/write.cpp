@@ -33,6 +33,12 @@ namespace {
 
 WriteSizes g_sizes;
 
+// What any output must be: elements of some bytes, and a shape whose bytes a file can hold.
+void check_output(std::size_t itemsize, const std::vector<std::int64_t>& shape) {
+    if (itemsize == 0) fail("cannot write a dtype with zero-byte elements");
+    checked_element_count(shape, itemsize, "the output shape");
+}
+
 }  // namespace
 
 WriteSizes write_sizes() { return g_sizes; }
@@ -48,15 +54,13 @@ void write_npy(const std::string& path, const DType& dtype, const std::vector<st
 
 void write_npy(const std::string& path, const DType& dtype, const std::vector<std::int64_t>& shape,
                const ChunkSource& fill) {
-    if (dtype.itemsize == 0) fail("cannot write a dtype with zero-byte elements");
-    checked_element_count(shape, dtype.itemsize, "the output shape");
+    check_output(dtype.itemsize, shape);
     write_array(path, OutputFraming{make_npy_header(dtype, shape), 0, {}}, dtype.itemsize, shape, fill);
 }
 
 void write_array(const std::string& path, const OutputFraming& framing, std::size_t itemsize,
                  const std::vector<std::int64_t>& shape, const ChunkSource& fill, const WriteOptions& options) {
-    if (itemsize == 0) fail("cannot write a dtype with zero-byte elements");
-    checked_element_count(shape, itemsize, "the output shape");
+    check_output(itemsize, shape);
     OutputFile output(path);
     stream_framed(output.fd(), output.name(), framing, itemsize, shape, fill, g_sizes.chunk_bytes);
     output.commit(options.sync);
@@ -143,8 +147,7 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     // packed into the chunk; what a file holds of an element is then `written` bytes.
     const DType* packs = options.packed_selection ? &*options.packed_selection : nullptr;
     const auto written = static_cast<std::int64_t>(packs ? packs->packed_itemsize : view.itemsize);
-    if (written == 0) fail("cannot write a dtype with zero-byte elements");
-    checked_element_count(view.shape, static_cast<std::size_t>(written), "the output shape");
+    check_output(static_cast<std::size_t>(written), view.shape);
     const std::int64_t total = view.element_count();
     OutputFile output(path);
 
@@ -155,10 +158,10 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     // Not where the page cache holds the input already: there is nothing to gain, and written
     // so to ext4 the runs had more slow outliers.
     const std::int64_t chunk_elements = elements_per_chunk(static_cast<std::size_t>(written), sizes.chunk_bytes);
-    const std::optional<std::int64_t> placed_from = output.placed_from();
-    const ChunkOrder order{placed_from && pages.read_ahead && pages.cached && walks_down(view, chunk_elements) &&
-                               !mostly_cached(pages, view.span_of(0, total)),
-                           placed_from.value_or(0)};
+    const bool turn_around = pages.read_ahead && pages.cached && walks_down(view, chunk_elements) &&
+                             !mostly_cached(pages, view.span_of(0, total));
+    const std::optional<std::int64_t> placed_from = turn_around ? output.placed_from() : std::nullopt;
+    const ChunkOrder order{placed_from.has_value(), placed_from.value_or(0)};
     // The read ahead and the releases follow the copy: backwards, they see the view walked
     // from its last element to its first.
     const View walked = order.backwards ? walked_backwards(view) : View{};

@@ -9,8 +9,12 @@ no root), output to /dev/shm so that only reading counts, against
 
 Each case runs in rounds, one run of its floor and one of tslice in each (and, for the slices
 that read the whole file, one of `dd` copying the file to where tslice writes: the cost of
-reading it and writing as many bytes, shown and not judged), each run prepared by dropping
-the input and removing the output. A "cold" read on a VM may come from its host's cache, and
+reading it and writing as many bytes; and one of `dd` writing the result's number of bytes
+from memory there: the cost of the writing alone; both shown and not judged), each run
+prepared by dropping the input and removing the output. The slower of reading alone (the
+floor) and writing alone is what a copy that overlaps the two perfectly would take; tslice's
+time over it is shown too (not judged): where writing alone takes longer than reading, as on
+a VM whose host must supply every fresh page of memory, no copy reaches the floor. A "cold" read on a VM may come from its host's cache, and
 its speed then swings by several times within an hour; a floor measured once at the start
 would judge later runs by another machine. So the ratio judged is the median of the rounds'
 ratios, each of two runs made within seconds of each other. numpy's mapping is timed after,
@@ -109,8 +113,9 @@ def main():
     print(f"\ncold page cache ({size / MiB:.0f} MiB input dropped before every run; output to {shm}; "
           f"{args.runs} rounds of one floor run and one tslice run each; medians)"
           + ("\nquick mode: small files; the numbers mean little and a MISS does not fail" if args.quick else ""))
-    print(f"{'case':<22} | {'tslice ms':>9} {'floor ms':>9} {'copy ms':>8} {'numpy mmap ms':>13} | "
-          f"{'tslice/floor':<17} {'tslice/copy':>11} {'numpy/tslice':>12} | {'tslice RSS MiB':>14} | output")
+    print(f"{'case':<22} | {'tslice ms':>9} {'floor ms':>9} {'copy ms':>8} {'write ms':>8} {'numpy mmap ms':>13} | "
+          f"{'tslice/floor':<17} {'tslice/copy':>11} {'tslice/slower':>13} {'numpy/tslice':>12} | "
+          f"{'tslice RSS MiB':>14} | output")
     # (the input, tslice's arguments after it, numpy's index, the floor's command, the seconds to
     # take off each of its times, the floor's name)
     cases = [(source, [expr], expr, ["cat", source], 0.0, "cat") for expr in WHOLE_READS]
@@ -134,6 +139,7 @@ def main():
         cases.append((gathered, json.loads(tslice_args), numpy_index, reader, python_start,
                       "the rows it touches, sorted"))
     out_copy = os.path.join(shm, f"tslice-cold-{os.getpid()}-copy")
+    out_write = os.path.join(shm, f"tslice-cold-{os.getpid()}-write")
     for input, tslice_args, expr, floor, floor_offset, floor_name in cases:
         tslice = [args.tslice, input] + tslice_args + ["-o", out, "-q"]
         commands = [(floor, drop(input=input)), (tslice, drop(out, input=input))]
@@ -141,14 +147,20 @@ def main():
         if whole:
             commands.append((["dd", f"if={input}", f"of={out_copy}", "bs=1M", "status=none"],
                              drop(out_copy, input=input)))
+            result_bytes = eval("array" + expr, {"array": np.load(input, mmap_mode="r")}).nbytes
+            commands.append((["dd", "if=/dev/zero", f"of={out_write}", "bs=1M", f"count={result_bytes}",
+                              "iflag=count_bytes", "status=none"], drop(out_write, input=input)))
         times = paired_cold(commands, args.runs)
-        remove(out_copy)
+        remove(out_copy, out_write)
         floors = [t - floor_offset for t in times[0]]
         t_floor, t_tslice = statistics.median(floors), statistics.median(times[1])
         ratio = statistics.median(t / f for t, f in zip(times[1], floors))
         copy_ms = f"{statistics.median(times[2]) * 1e3:>8.0f}" if whole else f"{'':>8}"
         copy_ratio = (f"{statistics.median(t / c for t, c in zip(times[1], times[2])):>11.2f}" if whole
                       else f"{'':>11}")
+        write_ms = f"{statistics.median(times[3]) * 1e3:>8.0f}" if whole else f"{'':>8}"
+        slower_ratio = (f"{statistics.median(t / max(f, w) for t, f, w in zip(times[1], floors, times[3])):>13.2f}"
+                        if whole else f"{'':>13}")
         subprocess.run(drop(out, input=input), check=True)
         rss = peak_rss_mib(args.peak_rss, tslice)  # cold too; its output is compared below
         t_numpy = hyperfine([args.python, "-c", NUMPY_MMAP, input, expr, out_numpy], args.runs, 0,
@@ -158,8 +170,9 @@ def main():
         remove(out, out_numpy)
         gather = floor_name.startswith("the rows it touches")
         label = "gather rows" if gather else expr
-        print(f"{label:<22} | {t_tslice * 1e3:>9.0f} {t_floor * 1e3:>9.0f} {copy_ms} {t_numpy * 1e3:>13.0f} | "
-              f"{tally.check(ratio, '<=', 1.3 if gather else 1.15):<17} {copy_ratio} {t_numpy / t_tslice:>12.2f} | "
+        print(f"{label:<22} | {t_tslice * 1e3:>9.0f} {t_floor * 1e3:>9.0f} {copy_ms} {write_ms} {t_numpy * 1e3:>13.0f} | "
+              f"{tally.check(ratio, '<=', 1.3 if gather else 1.15):<17} {copy_ratio} {slower_ratio} "
+              f"{t_numpy / t_tslice:>12.2f} | "
               f"{rss:>14.1f} | {output} (floor: {floor_name})")
         sys.stdout.flush()
     remove(offsets)

@@ -41,7 +41,9 @@
 #    every run, against cold `cat` (or reading the selected rows in order, for [::4]; for the
 #    gather of random rows, reading the rows it touches in sorted order), each tslice run paired
 #    with a floor run of the same minute, and beside them cold `dd` of the file to where tslice
-#    writes (reading and writing as many bytes, not judged) and numpy's
+#    writes (reading and writing as many bytes, not judged), `dd` writing the result's bytes
+#    from memory there (the writing alone; tslice over the slower of it and the floor shows
+#    how near a perfect overlap of reading and writing it comes, not judged) and numpy's
 #    np.load(mmap_mode='r'), with peak RSS.
 #
 # Exit status: non-zero if anything fails to build or run, or any copy or output file differs

@@ -11,6 +11,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -264,6 +265,21 @@ std::optional<std::int64_t> OutputFile::placed_from() const {
     const off_t offset = ::lseek(fd_, 0, SEEK_CUR);
     if (offset < 0) return std::nullopt;
     return static_cast<std::int64_t>(offset);
+}
+
+bool OutputFile::is_pipe() const {
+    struct stat info {};
+    return ::fstat(fd_, &info) == 0 && (S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode));
+}
+
+void OutputFile::expect(std::int64_t bytes) const {
+    constexpr int kPipeBytes = 1 << 20;
+    struct stat info {};
+    if (::fstat(fd_, &info) != 0 || !S_ISFIFO(info.st_mode)) return;
+    const int size = ::fcntl(fd_, F_GETPIPE_SZ);
+    if (size < 0 || size >= kPipeBytes || bytes <= size) return;
+    // The kernel rounds up to a power of two pages.
+    ::fcntl(fd_, F_SETPIPE_SZ, static_cast<int>(std::min<std::int64_t>(bytes, kPipeBytes)));
 }
 
 void OutputFile::commit(bool sync) {

@@ -434,7 +434,9 @@ InputPages ArrayData::pages() const {
             [mapping, data](std::int64_t begin, std::int64_t end) { mapping->release(data + begin, data + end); },
             [mapping, data](std::int64_t begin, std::int64_t end) { mapping->map_ahead(data + begin, data + end); },
             [mapping, data](std::int64_t begin, std::int64_t end) { mapping->read_in(data + begin, data + end); },
-            [mapping, data](std::int64_t at) { return mapping->cached(data + at); }};
+            [mapping, data](std::int64_t at) { return mapping->cached(data + at); },
+            mapping->file(),
+            data - mapping->data()};
 }
 
 }  // namespace tslice

@@ -2,8 +2,9 @@
 // file or a stream.
 //
 // A chunk is at most WriteSizes::chunk_bytes (an element larger than that is written in parts).
-// A chunk of a contiguous input is read from the file into the writer's buffer (or, for data
-// in memory, written straight from it); anything else is copied (over the worker threads, for
+// A contiguous result of a file is spliced from the file into the output (file_splice.hpp), or
+// where the output takes no splice, read from the file into the writer's buffer; of data in
+// memory, written straight from it. Anything else is copied (over the worker threads, for
 // large results) into the writer's buffer. Input pages the remaining chunks cannot read are
 // released as the copy moves on, so a file larger than memory can be sliced.
 #include "tslice/write.hpp"
@@ -15,6 +16,7 @@
 
 #include "chunk_stream.hpp"
 #include "dtype.hpp"
+#include "file_splice.hpp"
 #include "input_paging.hpp"
 #include "output_file.hpp"
 #include "gather_reads.hpp"
@@ -34,9 +36,10 @@ namespace {
 WriteSizes g_sizes;
 
 // What any output must be: elements of some bytes, and a shape whose bytes a file can hold.
-void check_output(std::size_t itemsize, const std::vector<std::int64_t>& shape) {
+// Returns its elements.
+std::int64_t check_output(std::size_t itemsize, const std::vector<std::int64_t>& shape) {
     if (itemsize == 0) fail("cannot write a dtype with zero-byte elements");
-    checked_element_count(shape, itemsize, "the output shape");
+    return checked_element_count(shape, itemsize, "the output shape");
 }
 
 }  // namespace
@@ -60,8 +63,9 @@ void write_npy(const std::string& path, const DType& dtype, const std::vector<st
 
 void write_array(const std::string& path, const OutputFraming& framing, std::size_t itemsize,
                  const std::vector<std::int64_t>& shape, const ChunkSource& fill, const WriteOptions& options) {
-    check_output(itemsize, shape);
+    const std::int64_t elements = check_output(itemsize, shape);
     OutputFile output(path);
+    output.expect(static_cast<std::int64_t>(framing.prefix.size()) + elements * static_cast<std::int64_t>(itemsize));
     stream_framed(output.fd(), output.name(), framing, itemsize, shape, fill, g_sizes.chunk_bytes);
     output.commit(options.sync);
 }
@@ -135,6 +139,37 @@ View walked_backwards(const View& view) {
     return backwards;
 }
 
+// A contiguous result of a file, moved chunk by chunk from the file to the output without
+// passing through this process (file_splice.hpp), the read ahead and the releases told as it
+// goes. Returns false, having written nothing, where neither takes a splice at all: the result
+// then goes the usual way. Where splicing stops part way, the rest is read and written.
+bool splice_contiguous(const OutputFile& output, const OutputFraming& framing, const View& view,
+                       const InputPages& pages, std::size_t chunk_bytes, InputPaging& input,
+                       const WriteOptions& options) {
+    const std::int64_t total = view.element_count();
+    if (pages.file < 0 || framing.suffix || options.swap_bytes || total == 0) return false;
+    const auto itemsize = static_cast<std::int64_t>(view.itemsize);
+    const std::int64_t chunk = elements_per_chunk(view.itemsize, chunk_bytes) * itemsize;
+    const std::int64_t size = total * itemsize;
+    FileSplice splice(pages.file, output.fd());
+    std::vector<std::byte> rest;
+    for (std::int64_t done = 0; done < size; done += chunk) {
+        const std::int64_t bytes = std::min(chunk, size - done);
+        const std::int64_t at = view.byte_offset + done;
+        const FileSplice::Sent sent =
+            splice.send(pages.file_offset + at, bytes, done == 0 ? std::string_view(framing.prefix) : "", output.name());
+        if (done == 0 && !sent.before) return false;
+        if (sent.bytes < bytes) {
+            rest.resize(static_cast<std::size_t>(bytes - sent.bytes));
+            pages.read(at + sent.bytes, bytes - sent.bytes, rest.data());
+            write_all(output.fd(), reinterpret_cast<const char*>(rest.data()), rest.size(), output.name());
+        }
+        input.before((done + bytes) / itemsize);
+        if (options.progress) options.progress(done + bytes, size);
+    }
+    return true;
+}
+
 }  // namespace
 
 void write_view(const std::string& path, const OutputFraming& framing, const std::byte* data,
@@ -150,6 +185,7 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     check_output(static_cast<std::size_t>(written), view.shape);
     const std::int64_t total = view.element_count();
     OutputFile output(path);
+    output.expect(static_cast<std::int64_t>(framing.prefix.size()) + total * written);
 
     // A copy that walks a file downwards is written from its last chunk to its first where the
     // output allows, so that it reads the file upwards, the order the device and the kernel's
@@ -173,6 +209,13 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     InputPaging input(paged, pages, sizes, !(contiguous && pages.read));
     // Elements [from, to) are copied: in order, the rest is after them; backwards, before.
     const auto copied = [&](std::int64_t from, std::int64_t to) { input.before(order.backwards ? total - from : to); };
+    // Into a pipe only: into a file, reading with pread on one thread while the other writes
+    // was as fast warm and, cold, as fast or faster (docs/performance-log.md, "A contiguous
+    // result spliced into a pipe").
+    if (contiguous && pages.read && output.is_pipe() && splice_contiguous(output, framing, view, pages, sizes.chunk_bytes, input, options)) {
+        output.commit(options.sync);
+        return;
+    }
     GatherReads gather_reads(data, view, pages, sizes);
     WorkerPool pool(total * itemsize >= sizes.threaded_bytes ? options.threads : 1);
     const double bytes_read_per_element =
@@ -185,7 +228,8 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     const ChunkSource source = [&](std::int64_t first, std::int64_t count, std::byte* scratch) {
         const std::byte* bytes = scratch;
         if (contiguous && pages.read) {
-            // Read into the chunk, not written from the mapping: write() from a file mapping
+            // An output that takes no splice. Read into the chunk, not written from the
+            // mapping: write() from a file mapping
             // took 1.3 to 1.4x as long for [1:-1] of a 1 GiB file (to ext4 and to tmpfs alike;
             // why was not measured: likely the faults that map each page first), and the
             // reading overlaps the writing of the chunk before.

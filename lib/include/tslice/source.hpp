@@ -61,6 +61,9 @@ public:
     // tells the page cache's state only for a file the process may write or owns; for
     // another, only whether the page is mapped here.
     bool cached(const std::byte* at) const;
+    // The descriptor mapped (-1 for none), for reads of the file that do not go through the
+    // mapping; it stays this mapping's.
+    int file() const { return file_; }
 
 private:
     // The whole pages [begin, end) reaches into, within the mapping: false if none.

@@ -101,6 +101,11 @@ struct InputPages {
     Callback read_in;
     // Whether the page holding byte `at` is in the page cache, found without reading it.
     std::function<bool(std::int64_t at)> cached;
+    // The file the bytes are read from (-1 where there is none), and where byte 0 of the data
+    // is in it: a contiguous result is moved from it to the output without being copied into
+    // this process (file_splice.hpp). Only while the data lives.
+    int file = -1;
+    std::int64_t file_offset = 0;
 
     // An input with pages to ask for is a mapping the copy faults in as it reads; one without
     // is memory the process holds (copy.hpp).

@@ -163,7 +163,8 @@ TEST_CASE("write_view: a contiguous result of a file is spliced into a pipe, rea
     };
     pages.file = in;
     pages.file_offset = header;
-    const std::string expected = "HEAD" + file.substr(static_cast<std::size_t>(header + 4), static_cast<std::size_t>(4 * (n - 3)));
+    const std::string expected =
+        "HEAD" + file.substr(static_cast<std::size_t>(header + 4), static_cast<std::size_t>(4 * (n - 3)));
     std::vector<std::pair<std::int64_t, std::int64_t>> progress;
     WriteOptions options;
     options.progress = [&](std::int64_t done, std::int64_t total) { progress.emplace_back(done, total); };

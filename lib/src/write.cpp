@@ -65,7 +65,8 @@ void write_array(const std::string& path, const OutputFraming& framing, std::siz
                  const std::vector<std::int64_t>& shape, const ChunkSource& fill, const WriteOptions& options) {
     const std::int64_t elements = check_output(itemsize, shape);
     OutputFile output(path);
-    output.expect(static_cast<std::int64_t>(framing.prefix.size()) + elements * static_cast<std::int64_t>(itemsize));
+    output.expect(static_cast<std::int64_t>(framing.prefix.size()) +
+                  elements * static_cast<std::int64_t>(itemsize));
     stream_framed(output.fd(), output.name(), framing, itemsize, shape, fill, g_sizes.chunk_bytes);
     output.commit(options.sync);
 }
@@ -141,8 +142,8 @@ View walked_backwards(const View& view) {
 
 // A contiguous result of a file, moved chunk by chunk from the file to the output without
 // passing through this process (file_splice.hpp), the read ahead and the releases told as it
-// goes. Returns false, having written nothing, where neither takes a splice at all: the result
-// then goes the usual way. Where splicing stops part way, the rest is read and written.
+// goes. Returns false, having written nothing, where the file or the output takes no splice
+// at all: the result then goes the usual way. Where splicing stops part way, the rest is read and written.
 bool splice_contiguous(const OutputFile& output, const OutputFraming& framing, const View& view,
                        const InputPages& pages, std::size_t chunk_bytes, InputPaging& input,
                        const WriteOptions& options) {
@@ -156,8 +157,8 @@ bool splice_contiguous(const OutputFile& output, const OutputFraming& framing, c
     for (std::int64_t done = 0; done < size; done += chunk) {
         const std::int64_t bytes = std::min(chunk, size - done);
         const std::int64_t at = view.byte_offset + done;
-        const FileSplice::Sent sent =
-            splice.send(pages.file_offset + at, bytes, done == 0 ? std::string_view(framing.prefix) : "", output.name());
+        const std::string_view before = done == 0 ? std::string_view(framing.prefix) : std::string_view();
+        const FileSplice::Sent sent = splice.send(pages.file_offset + at, bytes, before, output.name());
         if (done == 0 && !sent.before) return false;
         if (sent.bytes < bytes) {
             rest.resize(static_cast<std::size_t>(bytes - sent.bytes));
@@ -212,7 +213,8 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     // Into a pipe only: into a file, reading with pread on one thread while the other writes
     // was as fast warm and, cold, as fast or faster (docs/performance-log.md, "A contiguous
     // result spliced into a pipe").
-    if (contiguous && pages.read && output.is_pipe() && splice_contiguous(output, framing, view, pages, sizes.chunk_bytes, input, options)) {
+    if (contiguous && pages.read && output.is_pipe() &&
+        splice_contiguous(output, framing, view, pages, sizes.chunk_bytes, input, options)) {
         output.commit(options.sync);
         return;
     }
@@ -228,11 +230,10 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     const ChunkSource source = [&](std::int64_t first, std::int64_t count, std::byte* scratch) {
         const std::byte* bytes = scratch;
         if (contiguous && pages.read) {
-            // An output that takes no splice. Read into the chunk, not written from the
-            // mapping: write() from a file mapping
-            // took 1.3 to 1.4x as long for [1:-1] of a 1 GiB file (to ext4 and to tmpfs alike;
-            // why was not measured: likely the faults that map each page first), and the
-            // reading overlaps the writing of the chunk before.
+            // Not spliced (above). Read into the chunk, not written from the mapping: write()
+            // from a file mapping took 1.3 to 1.4x as long for [1:-1] of a 1 GiB file (to ext4
+            // and to tmpfs alike; why was not measured: likely the faults that map each page
+            // first), and the reading overlaps the writing of the chunk before.
             pages.read(view.byte_offset + first * itemsize, count * itemsize, scratch);
             copied(first, first + count);
         } else if (contiguous) {

@@ -13,10 +13,10 @@ reading it and writing as many bytes; and one of `dd` writing the result's numbe
 from memory there: the cost of the writing alone; both shown and not judged), each run
 prepared by dropping the input and removing the output. The slower of reading alone (the
 floor) and writing alone is what a copy that overlaps the two perfectly would take; tslice's
-time over it is shown too (not judged): where writing alone takes longer than reading, as on
-a VM whose host must supply every fresh page of memory, no copy reaches the floor. A "cold" read on a VM may come from its host's cache, and
-its speed then swings by several times within an hour; a floor measured once at the start
-would judge later runs by another machine. So the ratio judged is the median of the rounds'
+time over it is shown too (not judged): where writing alone takes longer than reading, as it
+can on a VM whose host supplies fresh memory slowly, no copy reaches the floor. A "cold" read
+on a VM may come from its host's cache, and its speed then swings by several times within an
+hour; a floor measured once at the start would judge later runs by another machine. So the ratio judged is the median of the rounds'
 ratios, each of two runs made within seconds of each other. numpy's mapping is timed after,
 in hyperfine -N runs; the peak resident memory is that of one cold tslice run. Every output
 is compared with numpy's.
@@ -147,7 +147,7 @@ def main():
         if whole:
             commands.append((["dd", f"if={input}", f"of={out_copy}", "bs=1M", "status=none"],
                              drop(out_copy, input=input)))
-            result_bytes = eval("array" + expr, {"array": np.load(input, mmap_mode="r")}).nbytes
+            result_bytes = eval("array" + expr, {"array": array}).nbytes  # whole reads: of `source`
             commands.append((["dd", "if=/dev/zero", f"of={out_write}", "bs=1M", f"count={result_bytes}",
                               "iflag=count_bytes", "status=none"], drop(out_write, input=input)))
         times = paired_cold(commands, args.runs)

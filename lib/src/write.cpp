@@ -143,7 +143,8 @@ View walked_backwards(const View& view) {
 // A contiguous result of a file, moved chunk by chunk from the file to the output without
 // passing through this process (file_splice.hpp), the read ahead and the releases told as it
 // goes. Returns false, having written nothing, where the file or the output takes no splice
-// at all: the result then goes the usual way. Where splicing stops part way, the rest is read and written.
+// at all: the result then goes the usual way. Where splicing stops part way, the rest is read
+// and written.
 bool splice_contiguous(const OutputFile& output, const OutputFraming& framing, const View& view,
                        const InputPages& pages, std::size_t chunk_bytes, InputPaging& input,
                        const WriteOptions& options) {

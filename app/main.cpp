@@ -308,6 +308,7 @@ std::string version_text() {
     std::string text = "tslice " TSLICE_VERSION "\n";
     text += "copy kernels: " + tslice::active_kernel_set() + " (this CPU runs:";
     for (const std::string& set : tslice::available_kernel_sets()) text += " " + set;
+    if (const std::string cap = tslice::kernel_set_cap(); !cap.empty()) text += "; capped at " + cap + " by TSLICE_KERNEL_CAP";
     text += ")\ncompiler: ";
 #if defined(__clang__)
     text += "clang " __clang_version__;

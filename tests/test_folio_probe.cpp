@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "library_internals.hpp"
+#include "machine_skips.hpp"
 
 using namespace tslice;
 namespace fs = std::filesystem;
@@ -101,7 +102,16 @@ TEST_CASE("folio probe: a cold file is not read") {
     REQUIRE(::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0);
     void* map = ::mmap(nullptr, kMapBytes, PROT_READ, MAP_SHARED, fd, 0);
     REQUIRE(map != MAP_FAILED);
-    REQUIRE(resident_pages(map, kMapBytes) == 0);  // the drop took
+    if (resident_pages(map, kMapBytes) != 0) {
+        // A file system that keeps its pages in memory whatever is asked (tmpfs, overlays on
+        // one): there is no cold file to probe here.
+        machine_skips::skip("folio probe of a cold file", "the build directory's file system kept the dropped pages");
+        ::munmap(map, kMapBytes);
+        ::close(fd);
+        std::error_code ignored;
+        fs::remove(path, ignored);
+        return;
+    }
     const FolioProbe probe =
         probe_folios(static_cast<const std::byte*>(map), {0, static_cast<std::int64_t>(kMapBytes)}, 16, nullptr);
     CHECK(probe.cached == 0);

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "machine_skips.hpp"
 #include "thrown_error.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
@@ -147,8 +148,14 @@ TEST_CASE("a range read in is in the page cache when the call returns; one read 
     const std::int64_t mib = std::int64_t{1} << 20;
     // (The header's pages stay: reading it mapped them, up to a 2 MiB folio.)
     drop();
-    REQUIRE(pages.read_cached(3 * mib, 4096, got.data()) == 0);  // the drop took
-    REQUIRE(pages.read_cached(6 * mib, 4096, got.data()) == 0);
+    if (pages.read_cached(3 * mib, 4096, got.data()) != 0 || pages.read_cached(6 * mib, 4096, got.data()) != 0) {
+        // A file system that keeps its pages whatever is asked (tmpfs), or a kernel whose reads
+        // cannot be told not to wait (no RWF_NOWAIT): nothing here tells a cached page apart.
+        machine_skips::skip("read_in and read_ahead of dropped pages",
+                            "the dropped pages still read as cached (tmpfs, or no RWF_NOWAIT)");
+        fs::remove(path);
+        return;
+    }
     REQUIRE(pages.read_in);
     pages.read_in(4 * mib, 6 * mib + 4096);
     // Read, not asked for: there when the call returns.
@@ -179,7 +186,11 @@ TEST_CASE("whether a page is in the page cache is told without reading it in") {
     REQUIRE(::fdatasync(fd) == 0);
     REQUIRE(::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0);
     ::close(fd);
-    REQUIRE_FALSE(pages.cached(5 * mib));  // the drop took
+    if (pages.cached(5 * mib)) {
+        machine_skips::skip("mincore of a dropped page", "the build directory's file system kept the dropped pages");
+        fs::remove(path);
+        return;
+    }
     // Asking started no read: a read that must not wait would have had the kernel read the
     // page ahead by now.
     for (int ask = 0; ask < 3; ++ask) CHECK_FALSE(pages.cached(5 * mib + ask));

@@ -5,6 +5,11 @@
 // environment variable is a tuning knob, and a wrong one must not stop a copy (nor make a
 // library exit its process). force_kernel_set, for tests and benchmarks, throws instead.
 //
+// TSLICE_KERNEL_CAP (a set's name) makes the process behave as if the CPU ran no set above
+// it: the sets above are not available, listed, chosen or forced. A machine with AVX-512 so
+// proves that everything (the tests too) also holds on a CPU with AVX2 or SSE4.2 only, the
+// CPUs many users have. An unknown name gives a warning and caps nothing.
+//
 // The CPU is asked with __builtin_cpu_supports, which also checks that the operating system
 // saves the wider registers (xsimd 8.1's own cpuid reads AVX from the wrong leaf and checks
 // neither). A set's accessor is called only after its check: its file is compiled for its
@@ -12,7 +17,9 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <string>
+#include <string_view>
 
 #include "kernels.hpp"
 #include "tslice/copy.hpp"
@@ -26,6 +33,8 @@ namespace {
 struct Supported {
     const KernelSet* sets[5] = {};
     int count = 0;
+    std::string capped_at;    // TSLICE_KERNEL_CAP when it names a set, else empty
+    std::string cap_warning;  // why TSLICE_KERNEL_CAP was not followed
 
     Supported() {
         sets[count++] = &scalar_set();
@@ -42,6 +51,29 @@ struct Supported {
         if (avx512 && avx512_set()) sets[count++] = avx512_set();
         if (avx512vbmi && avx512vbmi_set()) sets[count++] = avx512vbmi_set();
 #endif
+        apply_cap(std::getenv("TSLICE_KERNEL_CAP"));
+    }
+
+    // Drops the sets above `cap`, in the order of all sets a build can have.
+    void apply_cap(const char* cap) {
+        if (cap == nullptr || *cap == '\0') return;
+        static constexpr std::string_view order[] = {"scalar", "sse4.2", "avx2", "avx512", "avx512vbmi"};
+        const auto rank = [](std::string_view name) {
+            for (std::size_t i = 0; i < std::size(order); ++i)
+                if (order[i] == name) return static_cast<int>(i);
+            return -1;
+        };
+        const int cap_rank = rank(cap);
+        if (cap_rank < 0) {
+            cap_warning = "TSLICE_KERNEL_CAP=" + std::string(cap) +
+                          " is not a kernel set (scalar, sse4.2, avx2, avx512, avx512vbmi); nothing is capped";
+            return;
+        }
+        int kept = 0;
+        for (int i = 0; i < count; ++i)
+            if (rank(sets[i]->name) <= cap_rank) sets[kept++] = sets[i];
+        count = kept;
+        capped_at = cap;
     }
 
     const KernelSet* find(std::string_view name) const {
@@ -71,10 +103,13 @@ struct InitialChoice {
 InitialChoice initial_choice() {
     const Supported& sets = supported();
     const char* wanted = std::getenv("TSLICE_KERNEL");
-    if (wanted == nullptr || *wanted == '\0' || std::string_view(wanted) == "auto") return {sets.best(), {}};
-    if (const KernelSet* set = sets.find(wanted)) return {set, {}};
-    return {sets.best(), "TSLICE_KERNEL=" + std::string(wanted) + " is not a kernel set this CPU runs (it runs: " +
-                             sets.names() + "); using " + sets.best()->name};
+    if (wanted == nullptr || *wanted == '\0' || std::string_view(wanted) == "auto") return {sets.best(), sets.cap_warning};
+    if (const KernelSet* set = sets.find(wanted)) return {set, sets.cap_warning};
+    std::string warning = "TSLICE_KERNEL=" + std::string(wanted) + " is not a kernel set this CPU runs (it runs: " +
+                          sets.names() + (sets.capped_at.empty() ? "" : ", capped by TSLICE_KERNEL_CAP") + "); using " +
+                          sets.best()->name;
+    if (!sets.cap_warning.empty()) warning = sets.cap_warning + "; " + warning;
+    return {sets.best(), warning};
 }
 
 const InitialChoice& initial() {
@@ -110,6 +145,8 @@ std::vector<std::string> available_kernel_sets() {
 }
 
 std::string kernel_set_warning() { return kernels::initial().warning; }
+
+std::string kernel_set_cap() { return kernels::supported().capped_at; }
 
 std::string active_kernel_set() { return kernels::active_set().name; }
 

@@ -130,6 +130,40 @@ def check_closed_descriptors(tslice, tmp):
           and err.count("\n") == 1, f"TSLICE_KERNEL=bogus: exit {res.returncode}, stderr {err!r}")
 
 
+def check_kernel_cap(tslice, tmp):
+    # TSLICE_KERNEL_CAP leaves out the sets above it, as if the CPU did not run them: --version
+    # lists the rest, a forced set above the cap is warned about, and the bytes are the same.
+    def run(env, *args):
+        return subprocess.run([tslice, *args], capture_output=True, env=dict(os.environ, **env), timeout=60)
+
+    full = run({}, "--version").stdout.decode()
+    runs = full.split("this CPU runs:", 1)[1].split(")", 1)[0].split()
+    for cap in ("scalar", "sse4.2", "avx2"):
+        res = run({"TSLICE_KERNEL_CAP": cap}, "--version")
+        text = res.stdout.decode()
+        listed = text.split("this CPU runs:", 1)[1].split(";", 1)[0].split(")", 1)[0].split()
+        order = ["scalar", "sse4.2", "avx2", "avx512", "avx512vbmi"]
+        expected = [s for s in runs if order.index(s) <= order.index(cap)]
+        check(res.returncode == 0 and listed == expected, f"cap {cap}: lists {listed}, expected {expected}")
+        if cap in runs:
+            check(f"capped at {cap} by TSLICE_KERNEL_CAP" in text, f"cap {cap}: --version does not say so: {text!r}")
+        src = os.path.join(tmp, "capped-input.npy")
+        save(src, np.random.default_rng(7).integers(0, 1 << 16, size=(300, 1000), dtype="<u2"))
+        out = os.path.join(tmp, f"capped-{cap}.npy")
+        res = run({"TSLICE_KERNEL_CAP": cap, "TSLICE_KERNEL": "avx512"}, src, "::-1, ::3", "-o", out)
+        err = res.stderr.decode()
+        check(res.returncode == 0, f"cap {cap}: exit {res.returncode}, stderr {err!r}")
+        if "avx512" in runs:
+            check("TSLICE_KERNEL=avx512 is not a kernel set this CPU runs" in err and "TSLICE_KERNEL_CAP" in err,
+                  f"cap {cap}: forcing avx512 above it is not warned about: {err!r}")
+        check(np.array_equal(np.load(out), np.load(src)[::-1, ::3]), f"cap {cap}: wrong values")
+        os.unlink(out)
+    res = run({"TSLICE_KERNEL_CAP": "avx1024"}, ARANGE, "0, 0")
+    err = res.stderr.decode()
+    check(res.returncode == 0 and err.startswith("tslice: warning: TSLICE_KERNEL_CAP=avx1024 is not a kernel set"),
+          f"TSLICE_KERNEL_CAP=avx1024: exit {res.returncode}, stderr {err!r}")
+
+
 def check_file_size_limit(tslice, tmp):
     src = os.path.join(tmp, "in.npy")
     array = save(src, np.arange(3 << 20, dtype="<u4").reshape(3, 1 << 20))  # 12 MiB
@@ -460,6 +494,7 @@ CHECKS = [
     ("dev_full", check_dev_full),
     ("broken_pipe", check_broken_pipe),
     ("closed_descriptors", check_closed_descriptors),
+    ("kernel_cap", check_kernel_cap),
     ("unwritable_existing_file", check_unwritable_existing_file),
     ("protected_symlinks", check_protected_symlinks),
     ("replaced_file_keeps_attributes", check_replaced_file_keeps_attributes),

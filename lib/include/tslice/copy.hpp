@@ -48,8 +48,13 @@ std::string describe_copy(const View& view, InputMemory memory = InputMemory::Re
 // Why TSLICE_KERNEL is not followed, for the front end to show; empty when it is, or unset.
 std::string kernel_set_warning();
 
-// The sets this build has and this CPU runs, worst to best; "scalar" always first.
+// The sets this build has and this CPU runs, worst to best; "scalar" always first. The
+// environment variable TSLICE_KERNEL_CAP (a set's name) leaves out the sets above it, as if
+// the CPU did not run them.
 std::vector<std::string> available_kernel_sets();
+
+// TSLICE_KERNEL_CAP where it names a set (the sets above it are left out); empty otherwise.
+std::string kernel_set_cap();
 
 // The set copy_view uses now.
 std::string active_kernel_set();

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "dtype.hpp"
 #include "json_reader.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
@@ -262,6 +263,14 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
         array.name = std::move(tensor.name);
         array.type = element_types()[tensor.type];
         array.shape = std::move(tensor.shape);
+        // numpy's rule ("array is too big"), as for a .npy header: the non-zero dimensions
+        // times the item size must fit 63 bits even where another dimension is 0, so that no
+        // stride of the array overflows.
+        try {
+            checked_element_count(array.shape, array.type.itemsize(), "the shape");
+        } catch (const Error& error) {
+            fail(tslice::where(*array.name) + ": " + error.what());
+        }
         // An element count too large for 64 bits cannot match any offsets in the file.
         std::uint64_t need = array.type.itemsize();
         bool overflow = false;

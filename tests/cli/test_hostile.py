@@ -1,0 +1,341 @@
+#!/usr/bin/python3
+"""Hostile inputs: files made to break a reader, each against numpy (the oracle) or a rule.
+
+    /usr/bin/python3 tests/cli/test_hostile.py build/tslice [CHECK-NAME-SUBSTRING ...]
+
+  zero_and_huge_axis    a shape with a 0 and axes whose product overflows 63 bits is refused
+                        when the header is read (numpy: "array is too big"), in every format
+                        and for every action; just below the limit it is an empty array
+  json_surrogates       a '<U' holding lone surrogates is written as valid JSON ("\\ud800", as
+                        json.dumps writes it), read back by a strict reader as the same str;
+                        a code point past U+10FFFF is exit 1 for printing and JSON alike
+  op_file_nul           a NUL byte in an --op @FILE spec is exit 2 at its line and column
+  stdin_safetensors     a hostile safetensors header on standard input gets the file's checks,
+                        limits and speed: depth, 100 MB, bad JSON, all exit 1 with the file's
+                        message, under an address-space limit
+  text_bounded_memory   JSON and CSV of empty results of every rank and of huge elements stream
+                        in bounded memory (an address-space limit, RLIMIT_AS); the text equals
+                        json.dumps(a.tolist()) where that is small; a result whose text would
+                        pass 2**63 bytes is refused at once
+  npz_duplicates        an .npz with a member name twice: the last one, as np.load reads, and
+                        --list says so
+  npz_crc               a changed byte in a stored or deflated member (file and pipe, header or
+                        data) is exit 1 naming the member, as numpy's "Bad CRC-32"
+  member_names          names with newlines, quotes and invalid UTF-8 are shown as Python's
+                        repr() shows them in --list and in messages; -o out.npz of a name that
+                        is not valid UTF-8 is exit 2 naming it, and writes nothing
+
+The address-space checks are skipped under AddressSanitizer (it reserves terabytes of
+shadow). The last line printed is `N passed, M failed, K skipped`; the exit status is 1 if
+anything failed, else 77 if anything was skipped.
+"""
+
+import io
+import json
+import os
+import re
+import resource
+import struct
+import subprocess
+import sys
+import tempfile
+import zipfile
+import zlib
+
+import numpy as np
+
+TSLICE = None
+SANITIZED = False
+
+
+class Failure(Exception):
+    pass
+
+
+class Skip(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run(args, stdin=None, address_space_mib=None, timeout=120):
+    """Runs tslice; returns (exit code, stdout bytes, stderr text)."""
+    def limit():
+        if address_space_mib is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (address_space_mib << 20, address_space_mib << 20))
+    stdin_file = None
+    if isinstance(stdin, str):
+        stdin_file = open(stdin, "rb")
+    try:
+        done = subprocess.run([TSLICE] + args, stdin=stdin_file if stdin_file else subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
+                              preexec_fn=limit)
+    finally:
+        if stdin_file:
+            stdin_file.close()
+    return done.returncode, done.stdout, done.stderr.decode("utf-8", "replace")
+
+
+def one_error(stderr):
+    check(stderr.startswith("tslice: error: ") and stderr.count("\n") == 1, f"not one error line: {stderr!r}")
+    return stderr[len("tslice: error: "):-1]
+
+
+def npy_bytes(descr, shape, body=b""):
+    header = ("{'descr': %r, 'fortran_order': False, 'shape': %r, }" % (descr, tuple(shape))).encode("latin1")
+    header += b" " * ((-(10 + len(header) + 1)) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + body
+
+
+def safetensors_bytes(header, data=b""):
+    text = header if isinstance(header, bytes) else json.dumps(header).encode()
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def npz_bytes(members, compression=zipfile.ZIP_STORED):
+    """A zip of (name, bytes) pairs, duplicates allowed."""
+    out = io.BytesIO()
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns of duplicate names
+        with zipfile.ZipFile(out, "w", compression) as z:
+            for name, data in members:
+                z.writestr(name, data)
+    return out.getvalue()
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def numpy_error(path):
+    try:
+        np.load(path)
+    except Exception as e:  # noqa: BLE001 (any refusal counts)
+        return str(e)
+    return None
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def check_zero_and_huge_axis(tmp):
+    big = 2**63 - 1
+    cases = [  # (numpy descr, safetensors dtype, shape, numpy refuses)
+        ("<f4", "F32", (0, big), True),
+        ("<f4", "F32", (big, 0), True),
+        ("<u2", "U16", (0, 2**62), True),
+        ("|b1", "BOOL", (2, 0, 2**62), True),
+        ("<f8", "F64", (0, 1, 2**60, 0), True),
+        ("<f8", "F64", (0, 1, 2**60 - 1, 0), False),
+        ("|b1", "BOOL", (big, 0), False),
+        ("<u2", "U16", (0, 2**62 - 1), False),
+    ]
+    for descr, st_dtype, shape, refused in cases:
+        npy = write(os.path.join(tmp, "z.npy"), npy_bytes(descr, shape))
+        np_error = numpy_error(npy)
+        check((np_error is not None) == refused, f"{shape} {descr}: numpy says {np_error!r}")
+        st = write(os.path.join(tmp, "z.safetensors"),
+                   safetensors_bytes({"t": {"dtype": st_dtype, "shape": list(shape), "data_offsets": [0, 0]}}))
+        npz = write(os.path.join(tmp, "z.npz"), npz_bytes([("t.npy", npy_bytes(descr, shape))]))
+        npzc = write(os.path.join(tmp, "zc.npz"), npz_bytes([("t.npy", npy_bytes(descr, shape))], zipfile.ZIP_DEFLATED))
+        for path in [npy, st, npz, npzc]:
+            key = [] if path == npy else ["-k", "t"]
+            for action in [[], ["--shape"], ["--list"], ["--explain"], ["--format", "json", "-o", "-"],
+                           ["-o", os.path.join(tmp, "out.npy")], ["0:1"]]:
+                args = [path] + (key if action != ["--list"] else []) + action
+                for stdin in [False, True]:
+                    code, out, err = run(["-"] + args[1:] if stdin else args, stdin=path if stdin else None)
+                    what = f"{os.path.basename(path)} {shape} {' '.join(action)}{' (stdin)' if stdin else ''}"
+                    if refused:
+                        check(code == 1 and "is too large" in one_error(err), f"{what}: exit {code}, {err!r}")
+                    else:
+                        check(code == 0, f"{what}: exit {code}, {err!r}")
+                    check(not os.path.exists(os.path.join(tmp, "out.npy")) or not refused, f"{what}: wrote a file")
+                    if os.path.exists(os.path.join(tmp, "out.npy")):
+                        os.unlink(os.path.join(tmp, "out.npy"))
+
+
+def check_json_surrogates(tmp):
+    cases = [np.array(["\ud800", "a", "\udfff\U0010ffff", "\udbff\udc00"], "<U2"),
+             np.array([["\ud800\x00"]], ">U2"),
+             np.array([("\udc80", 1)], [("s", "<U1"), ("i", "<i4")])]
+    for value in cases:
+        path = os.path.join(tmp, "s.npy")
+        np.save(path, value)
+        code, out, err = run([path, "--format", "json", "-o", "-"])
+        check(code == 0, f"{value!r}: exit {code}, {err!r}")
+        text = out.decode("utf-8")  # strict: a surrogate's bytes would fail here
+        items = value.tolist()
+        if value.dtype.names:
+            items = [dict(zip(value.dtype.names, row)) for row in items]
+        # json.dumps as tslice writes text: other characters as UTF-8, lone surrogates escaped
+        # (what ensure_ascii=True writes for them).
+        expected = json.dumps(items, separators=(",", ":"), ensure_ascii=False)
+        expected = re.sub("[\ud800-\udfff]", lambda m: "\\u%04x" % ord(m.group()), expected) + "\n"
+        check(text == expected, f"{value!r}: {text!r}, json.dumps gives {expected!r}")
+        check(json.loads(text) == json.loads(json.dumps(items)), f"{value!r}: reads back otherwise")
+        code, out, err = run([path])
+        check(code == 0 and out.decode("utf-8") == str(value) + "\n", f"print {value!r}: {out!r} {err!r}")
+    # Past U+10FFFF: numpy cannot read it; neither printing nor JSON writes anything.
+    raw = np.zeros(3, "<u4")
+    raw[2] = 0x110000
+    path = write(os.path.join(tmp, "big.npy"), npy_bytes("<U1", (3,), raw.tobytes()))
+    for action in [[], ["--format", "json", "-o", "-"], ["--format", "json", "-o", os.path.join(tmp, "o.json")]]:
+        code, out, err = run([path] + action)
+        check(code == 1 and "1114112" in one_error(err) and out == b"", f"0x110000 {action}: {code} {out!r} {err!r}")
+    check(not os.path.exists(os.path.join(tmp, "o.json")), "0x110000: a partial JSON file was left")
+
+
+def check_op_file_nul(tmp):
+    npy = os.path.join(tmp, "a.npy")
+    np.save(npy, np.arange(5))
+    for text, line, column in [(b'{"op":"slice","starts":[1],"ends":[3]}\0garbage{{{', 1, 39),
+                               (b'[\n{"op":"slice","starts":[1],\n"ends":[3\0]}]', 3, 10),
+                               (b'\0', 1, 1)]:
+        spec = write(os.path.join(tmp, "spec.json"), text)
+        code, out, err = run([npy, "--op", "@" + spec])
+        message = one_error(err) if code == 2 else err
+        check(code == 2 and f"line {line}, column {column}: a NUL byte" in message, f"{text!r}: exit {code}, {err!r}")
+    spec = write(os.path.join(tmp, "spec.json"), b'{"op":"slice","starts":[1],"ends":[3]}\n')
+    code, out, err = run([npy, "--op", "@" + spec, "--format", "json", "-o", "-"])
+    check(code == 0 and out == b"[1,2]\n", f"the spec without NUL: {code} {out!r} {err!r}")
+
+
+def address_space_limit(mib):
+    if SANITIZED:
+        raise Skip("AddressSanitizer reserves terabytes of address space: no RLIMIT_AS check")
+    return mib
+
+
+def json_text(value):
+    """json.dumps as tslice writes values: compact, UTF-8, lone surrogates escaped."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return re.sub("[\ud800-\udfff]", lambda m: "\\u%04x" % ord(m.group()), text) + "\n"
+
+
+def latin1(b):
+    return b.decode("latin-1")
+
+
+def check_text_bounded_memory(tmp):
+    # The whole tslice, its mapping of the input included, within this much address space
+    # (tslice itself runs in 64 MiB).
+    limit = address_space_limit(96)
+    # Empty results of every rank up to 32, as json.dumps(a.tolist()) writes them.
+    for shape in [(0,), (3, 0), (0, 3), (2, 3, 0, 5), (1, 1, 1, 0), (4, 0, 0), tuple([1] * 31 + [0]), (5, 2, 1, 0)]:
+        path = os.path.join(tmp, "e.npy")
+        np.save(path, np.zeros(shape, "<f4"))
+        code, out, err = run([path, "--format", "json", "-o", "-"], address_space_mib=limit)
+        check(code == 0 and out.decode() == json_text(np.zeros(shape).tolist()), f"{shape}: {code} {out[:80]!r} {err!r}")
+        if len(shape) <= 2:
+            code, out, err = run([path, "--format", "csv", "-o", "-"], address_space_mib=limit)
+            check(code == 0 and out == b"", f"{shape} csv: {code} {out[:80]!r} {err!r}")
+    # 51 GB of text: its first 64 MiB come out in bounded memory (then the pipe closes).
+    path = os.path.join(tmp, "e.npy")
+    np.save(path, np.zeros((4294967295, 4, 0), "?"))
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (limit << 20, limit << 20))
+    proc = subprocess.Popen([TSLICE, path, "--format", "json", "-o", "-"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, preexec_fn=limited)
+    head = proc.stdout.read(64 << 20)
+    proc.stdout.close()
+    proc.wait(timeout=60)
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    row = "[" + ",".join(["[]"] * 4) + "]"
+    expected = "[" + ",".join([row] * ((64 << 20) // len(row) + 2))
+    check(head.decode() == expected[:64 << 20], f"(4294967295, 4, 0): the text starts {head[:60]!r}")
+    check(err == "", f"(4294967295, 4, 0): {err!r}")
+    # Text past 2**63 - 1 bytes is refused at once, whatever the file format.
+    for shape in [(2**63 - 1, 0), (2**62, 0), (3, 2**60, 0, 2), (2**31, 2**31, 0)]:
+        np_path = write(os.path.join(tmp, "h.npy"), npy_bytes("|b1", shape))
+        st_path = write(os.path.join(tmp, "h.safetensors"),
+                        safetensors_bytes({"t": {"dtype": "BOOL", "shape": list(shape), "data_offsets": [0, 0]}}))
+        for path in [np_path, st_path]:
+            code, out, err = run([path, "--format", "json", "-o", "-"], address_space_mib=limit, timeout=20)
+            check(code == 2 and "more than 2**63 - 1 bytes" in one_error(err) and out == b"",
+                  f"{shape} {path}: {code} {err!r}")
+    # A shape just under it streams.
+    code, out, err = run([write(os.path.join(tmp, "h.npy"), npy_bytes("|b1", (2**61, 0)))] +
+                         ["0:3", "--format", "json", "-o", "-"], address_space_mib=limit)
+    check(code == 0 and out == b"[[],[],[]]\n", f"(2**61, 0)[0:3]: {code} {out!r} {err!r}")
+
+    # Huge elements (the file is sparse: its zero pages cost nothing), each kind, as a whole,
+    # a slice, a gather and a strided view, against json.dumps. The input's mapping counts
+    # towards the limit.
+    rng = np.random.default_rng(5)
+    item = 3 << 20
+    cases = []
+    v = np.zeros(3, "V%d" % item)
+    raw = v.view(np.uint8).reshape(3, item)
+    raw[0, :5] = [1, 2, 34, 92, 200]
+    raw[1, item // 2] = 255
+    cases.append(("V", v, lambda a: [latin1(x.tobytes()) for x in a]))
+    s = np.zeros(3, "S%d" % item)
+    sraw = s.view(np.uint8).reshape(3, item)
+    sraw[0, 10] = 65
+    sraw[1, item - 1] = 66
+    sraw[2, : 1 << 20] = rng.integers(0, 256, 1 << 20)
+    cases.append(("S", s, lambda a: [latin1(x) for x in a]))
+    u = np.zeros(3, "<U%d" % (item // 4))
+    uraw = u.view("<u4").reshape(3, -1)
+    uraw[0, :4] = [0xD800, 0x41, 0, 0x10FFFF]
+    uraw[1, -1] = 0xE9
+    uraw[2, : 1 << 18] = rng.integers(0x20, 0x3000, 1 << 18)
+    cases.append(("U", u, lambda a: a.tolist()))
+    rec = np.zeros(2, [("a", "<f8", (item // 8,)), ("n", ">i2")])
+    rec["a"][0, :3] = [1.5, -2, 1e300]
+    rec["n"] = [7, -7]
+    cases.append(("record", rec, lambda a: [{"a": r[0].tolist(), "n": int(r[1])} for r in a]))
+    for name, value, to_list in cases:
+        path = os.path.join(tmp, "big.npy")
+        np.save(path, value)
+        size_mib = os.path.getsize(path) >> 20
+        for expr, pick in [("...", slice(None)), ("::-2", slice(None, None, -2)), ("[[1, 0, 1]]", [1, 0, 1])]:
+            code, out, err = run([path, expr, "--format", "json", "-o", "-"], address_space_mib=limit + size_mib)
+            # Parsed, since tslice escapes control characters as \u00XX where json.dumps
+            # writes \n; lone surrogates read back alike either way.
+            want = json.loads(json_text(to_list(value[pick])))
+            check(code == 0 and json.loads(out.decode("utf-8")) == want,
+                  f"{name} {expr}: exit {code}, {len(out)} bytes: {err!r}")
+
+
+CHECKS = [(name[len("check_"):], fn) for name, fn in list(globals().items()) if name.startswith("check_") and name != "check"]
+
+
+def main():
+    global TSLICE, SANITIZED
+    TSLICE = os.path.abspath(sys.argv[1])
+    with open(TSLICE, "rb") as f:
+        SANITIZED = b"__asan_init" in f.read()
+    wanted = sys.argv[2:]
+    passed = failed = skipped = 0
+    for name, fn in CHECKS:
+        if wanted and not any(w in name for w in wanted):
+            continue
+        with tempfile.TemporaryDirectory(prefix="tslice_hostile_") as tmp:
+            try:
+                fn(tmp)
+                passed += 1
+                print(f"ok    {name}")
+            except Skip as e:
+                skipped += 1
+                print(f"skip  {name}: {e}")
+            except Failure as e:
+                failed += 1
+                print(f"FAIL  {name}: {e}")
+            except Exception as e:  # noqa: BLE001 (a crash of the check is a failure too)
+                failed += 1
+                print(f"FAIL  {name}: {type(e).__name__}: {e}")
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    sys.exit(1 if failed else 77 if skipped else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -18,6 +18,7 @@
 
 #include "dtype.hpp"
 #include "json_reader.hpp"
+#include "safetensors_header.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
 #include "tslice/view.hpp"
@@ -28,9 +29,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
 
-// The reference's limit (MAX_HEADER_SIZE): it keeps a hostile header from taking unbounded
-// memory and time to parse.
-constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
+constexpr std::uint64_t kMaxHeaderBytes = kMaxSafetensorsHeaderBytes;
 
 struct TypeRow {
     const char* name;
@@ -212,6 +211,46 @@ std::vector<TensorEntry> read_header(std::string_view text) {
 }
 
 }  // namespace
+
+std::uint64_t safetensors_data_end(std::string_view header_text) {
+    // read_header's syntax pass, then only the "data_offsets" of each entry: the rest of each
+    // entry is checked when the spooled file is listed, and building every entry here would
+    // double what a header of a million tensors costs.
+    std::uint64_t end = 0;
+    try {
+        json::Reader syntax(header_text);
+        syntax.skip_value();
+        syntax.finish();
+        json::Reader reader(header_text);
+        reader.expect('{', "'{'");
+        if (reader.consume('}')) return 0;
+        do {
+            reader.skip_value();  // the name
+            reader.expect(':', "':' after an object's key");
+            if (reader.peek() != '{') {
+                reader.skip_value();
+                continue;
+            }
+            reader.expect('{', "'{'");
+            if (reader.consume('}')) continue;
+            do {
+                const bool offsets = reader.skip_value() == "\"data_offsets\"";
+                reader.expect(':', "':' after an object's key");
+                const std::string_view value = reader.skip_value();
+                if (!offsets) continue;
+                json::Reader pair(value);
+                std::optional<std::uint64_t> first, last;
+                if (pair.consume('[') && (first = pair.unsigned_integer()) && pair.consume(',') &&
+                    (last = pair.unsigned_integer()))
+                    end = std::max(end, *last);
+            } while (reader.consume(','));
+            reader.expect('}', "',' or '}'");
+        } while (reader.consume(','));
+    } catch (const json::SyntaxError& error) {
+        fail(std::string("the safetensors header is not valid JSON: ") + error.what());
+    }
+    return end;
+}
 
 std::optional<ElementType> safetensors_element_type(std::string_view name) {
     for (std::size_t i = 0; i < std::size(kTypes); ++i)

@@ -1,8 +1,6 @@
 // Inputs as one mapping each (see source.hpp).
 #include "tslice/source.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
@@ -20,6 +18,7 @@
 
 #include "inflate.hpp"
 #include "input_paging.hpp"
+#include "safetensors_header.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice {
@@ -84,24 +83,24 @@ std::uint64_t le(const std::byte* p, int bytes) {
 }
 
 // A safetensors stream as far as its header says the data reaches: a stream that only looks
-// like one (its ninth byte is '{') fails after its header instead of being read forever.
+// like one (its ninth byte is '{') fails after its header instead of being read forever. The
+// header is read by the file reader's own parser (its limits: 100 MB, nesting 128 deep), so a
+// hostile header costs a stream what it costs a file; one it refuses is spooled no further,
+// and the listing of the spool says what is wrong.
 void spool_safetensors(Spool& spool, int fd, std::string head, const std::string& what) {
     const std::uint64_t length = le(reinterpret_cast<const std::byte*>(head.data()), 8);
-    if (length <= 100'000'000 && head.size() < 8 + length) {
+    if (length <= kMaxSafetensorsHeaderBytes && head.size() < 8 + length) {
         const std::size_t have = head.size();
         head.resize(static_cast<std::size_t>(8 + length));
         head.resize(have + read_full(fd, reinterpret_cast<std::byte*>(head.data()) + have, head.size() - have, what));
     }
     spool.append(reinterpret_cast<const std::byte*>(head.data()), head.size());
-    if (head.size() < 8 + length) return;  // the parser reports it
+    if (length > kMaxSafetensorsHeaderBytes || head.size() < 8 + length) return;  // the listing reports it
     std::uint64_t end = 0;
-    const nlohmann::json header = nlohmann::json::parse(head.begin() + 8, head.end(), nullptr, false);
-    if (!header.is_object()) return;
-    for (const auto& [name, info] : header.items()) {
-        if (!info.is_object() || !info.contains("data_offsets")) continue;
-        const auto& offsets = info["data_offsets"];
-        if (offsets.is_array() && offsets.size() == 2 && offsets[1].is_number_unsigned())
-            end = std::max(end, offsets[1].get<std::uint64_t>());
+    try {
+        end = safetensors_data_end(std::string_view(head).substr(8));
+    } catch (const Error&) {
+        return;
     }
     spool.append_from(fd, 8 + length + end);
 }

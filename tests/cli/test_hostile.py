@@ -154,6 +154,8 @@ def check_zero_and_huge_axis(tmp):
                     what = f"{os.path.basename(path)} {shape} {' '.join(action)}{' (stdin)' if stdin else ''}"
                     if refused:
                         check(code == 1 and "is too large" in one_error(err), f"{what}: exit {code}, {err!r}")
+                    elif "json" in action and code == 2:  # more text than a file holds: refused alike
+                        check("more than 2**63 - 1 bytes" in one_error(err), f"{what}: {err!r}")
                     else:
                         check(code == 0, f"{what}: exit {code}, {err!r}")
                     check(not os.path.exists(os.path.join(tmp, "out.npy")) or not refused, f"{what}: wrote a file")
@@ -304,6 +306,52 @@ def check_text_bounded_memory(tmp):
             want = json.loads(json_text(to_list(value[pick])))
             check(code == 0 and json.loads(out.decode("utf-8")) == want,
                   f"{name} {expr}: exit {code}, {len(out)} bytes: {err!r}")
+
+
+def check_stdin_safetensors(tmp):
+    # Each header as a file and through a pipe: the same exit and message (after the name),
+    # within an address space that holds the header once (a stream's header is read into
+    # memory, up to the format's 100 MB).
+    limit = address_space_limit(96)
+    deep = lambda n: b'{"a":' + b"[" * n  # noqa: E731
+    nest = lambda n: b'{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"x":' + b"[" * n + b"]" * n + b"}}"  # noqa: E731
+    good = {"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}
+    cases = [  # (name, file bytes, exit)
+        ("deep 20M", safetensors_bytes(deep(20_000_000)), 1),
+        ("deep 129", safetensors_bytes(deep(129)), 1),
+        ("nested 126 in an entry", safetensors_bytes(nest(126), b"\0" * 4), 0),
+        ("nested 127 in an entry", safetensors_bytes(nest(127)), 1),
+        ("not JSON", safetensors_bytes(b'{"a":{"dtype":"F32",}}'), 1),
+        ("bad UTF-8", safetensors_bytes(b'{"\xff":{"dtype":"F32","shape":[0],"data_offsets":[0,0]}}'), 1),
+        ("header past 100 MB", struct.pack("<Q", 100_000_001) + b"{" + b" " * 64, 1),
+        ("header cut short", struct.pack("<Q", 1000) + b'{"a":{}}', 1),
+        ("offsets past the data", safetensors_bytes(good, b"\0" * 4), 1),
+        ("valid", safetensors_bytes(good, np.array([1.5, -2], "<f4").tobytes()), 0),
+        ("valid, data after", safetensors_bytes(good, np.array([1.5, -2, 7], "<f4").tobytes()), 0),
+    ]
+    for name, data, exit_code in cases:
+        path = write(os.path.join(tmp, "h.safetensors"), data)
+        for action in [["--list"], ["-k", "a", "--format", "json", "-o", "-"]]:
+            results = []
+            for stdin in [False, True]:
+                code, out, err = run((["-"] if stdin else [path]) + action, stdin=path if stdin else None,
+                                     address_space_mib=limit, timeout=30)
+                results.append((code, out, err.split("': ", 1)[-1].split("standard input: ", 1)[-1]))
+            check(results[0] == results[1], f"{name} {action}: file {results[0]!r}, pipe {results[1]!r}")
+            check(results[0][0] == exit_code, f"{name} {action}: exit {results[0][0]}: {results[0][2]!r}")
+    # A stream is read no further than its header when the header is refused: an endless one
+    # ends.
+    proc = subprocess.Popen([TSLICE, "-", "--list"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(safetensors_bytes(deep(200)))
+        proc.stdin.flush()
+        code = proc.wait(timeout=20)
+    finally:
+        proc.kill()
+        for f in (proc.stdin, proc.stdout, proc.stderr):
+            f.close()
+    check(code == 1, f"an endless stream after a refused header: exit {code}")
 
 
 CHECKS = [(name[len("check_"):], fn) for name, fn in list(globals().items()) if name.startswith("check_") and name != "check"]

@@ -339,6 +339,22 @@ def check_stdin_safetensors(tmp):
                 results.append((code, out, err.split("': ", 1)[-1].split("standard input: ", 1)[-1]))
             check(results[0] == results[1], f"{name} {action}: file {results[0]!r}, pipe {results[1]!r}")
             check(results[0][0] == exit_code, f"{name} {action}: exit {results[0][0]}: {results[0][2]!r}")
+    # Without a limit too: a parser without the depth limit took 1.5 GB for this header. The
+    # peak resident memory of the child (wait4) counts what it inherited from this process
+    # before exec, so it is compared with that of a run on a small file.
+    def peak_mib_through_pipe(path):
+        cat = subprocess.Popen(["cat", path], stdout=subprocess.PIPE)
+        proc = subprocess.Popen([TSLICE, "-", "--list"], stdin=cat.stdout, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        cat.stdout.close()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        cat.wait()
+        return proc.returncode, usage.ru_maxrss >> 10
+    _, base = peak_mib_through_pipe(write(os.path.join(tmp, "ok.safetensors"), safetensors_bytes(good, b"\0" * 8)))
+    code, peak = peak_mib_through_pipe(write(os.path.join(tmp, "h.safetensors"), safetensors_bytes(deep(20_000_000))))
+    check(code == 1 and peak < base + 48, f"deep 20M on a pipe, no limit: exit {code}, {peak} MiB resident "
+                                          f"({base} MiB for a small file)")
     # A stream is read no further than its header when the header is refused: an endless one
     # ends.
     proc = subprocess.Popen([TSLICE, "-", "--list"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -77,6 +77,9 @@ std::vector<ArrayInFile> list_npz(const std::byte* file, std::size_t size) {
             array.bytes.kind = ArrayBytes::Kind::Mapped;
             array.bytes.offset = begin + header.data_offset;
             array.bytes.size = data_bytes;
+            array.bytes.crc32 = entry.crc32;
+            array.bytes.member_offset = begin;
+            array.bytes.member_size = entry.compressed_size;
         } else {
             array.bytes.kind = ArrayBytes::Kind::Deflated;
             array.bytes.offset = begin;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -19,6 +20,7 @@
 #include "inflate.hpp"
 #include "input_paging.hpp"
 #include "safetensors_header.hpp"
+#include "tslice/container.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice {
@@ -368,6 +370,37 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
 
 // -------------------------------------------------------------------------------------------------
 
+namespace {
+
+// A stored member's CRC-32, over all of it, before any of it is used, as Python's zipfile
+// checks it when np.load reads a member: a changed byte is an error, never a changed value.
+// The member is read through the mapping (it stays mapped in place); a large one is read a
+// piece at a time, each piece asked for ahead and given back after, so that checking a member
+// larger than memory does not keep it resident.
+void check_member_crc(const InputBytes& input, const ArrayBytes& bytes, const std::string& what) {
+    constexpr std::size_t kPiece = std::size_t{8} << 20;
+    constexpr std::uint64_t kKeptBytes = std::uint64_t{256} << 20;  // smaller members stay resident for the copy
+    const Mapping& mapping = input.mapping();
+    const std::byte* const begin = input.data() + bytes.member_offset;
+    const std::byte* const end = begin + bytes.member_size;
+    const bool release = bytes.member_size > kKeptBytes;
+    std::uint32_t crc = 0;
+    for (const std::byte* at = begin; at < end;) {
+        const std::byte* const next = at + std::min<std::uint64_t>(kPiece, static_cast<std::uint64_t>(end - at));
+        if (release && next < end) mapping.read_in(next, std::min(end, next + kPiece));
+        crc = crc32_update(crc, at, static_cast<std::size_t>(next - at));
+        if (release) mapping.release(at, next);
+        at = next;
+    }
+    if (crc != bytes.crc32) {
+        char text[80];
+        std::snprintf(text, sizeof text, "CRC-32 %08x, but the zip directory says %08x", crc, bytes.crc32);
+        fail(what + " is corrupt: its bytes have " + text);
+    }
+}
+
+}  // namespace
+
 ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, const std::string& what) {
     ArrayData out;
     out.what_ = what;
@@ -375,6 +408,7 @@ ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, con
     out.itemsize_ = array.type.itemsize();
     out.fortran_order_ = array.fortran_order;
     if (array.bytes.kind == ArrayBytes::Kind::Mapped) {
+        if (array.bytes.member_size > 0) check_member_crc(input, array.bytes, what);
         out.mapping_ = &input.mapping();
         out.data_ = input.data() + array.bytes.offset;
         return out;

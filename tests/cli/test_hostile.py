@@ -370,6 +370,64 @@ def check_stdin_safetensors(tmp):
     check(code == 1, f"an endless stream after a refused header: exit {code}")
 
 
+def check_npz_crc(tmp):
+    # One byte changed in a member's data or header, stored or deflated (for deflated, the
+    # CRC-32 in the directory and local header changed instead, so that the stream still
+    # inflates): numpy raises "Bad CRC-32"; tslice is exit 1 naming the member, for a file and
+    # a pipe, for every action that reads the data; --list (headers only) still lists it.
+    a = np.arange(1000, dtype="<i4")
+    b = np.linspace(0, 1, 7)
+    for compressed in [False, True]:
+        path = os.path.join(tmp, "c.npz")
+        (np.savez_compressed if compressed else np.savez)(path, a=a, b=b)
+        with open(path, "rb") as f:
+            good = bytearray(f.read())
+        with zipfile.ZipFile(path) as z:
+            info = z.getinfo("a.npy")
+        local = info.header_offset
+        start = local + 30 + struct.unpack("<H", good[local + 26:local + 28])[0] + \
+            struct.unpack("<H", good[local + 28:local + 30])[0]
+        variants = []
+        if compressed:
+            bad = bytearray(good)
+            crc = struct.pack("<I", info.CRC ^ 0x10)
+            bad[local + 14:local + 18] = crc
+            at = 0
+            while True:
+                at = bad.find(b"PK\x01\x02", at)
+                if at < 0:
+                    break
+                if bad[at + 46:at + 46 + 5] == b"a.npy":
+                    bad[at + 16:at + 20] = crc
+                at += 4
+            variants.append(("crc field", bad))
+        else:
+            for name, offset, byte in [("data", start + info.file_size - 3, 0x55),
+                                       ("dtype in the header", start + good[start:].find(b"<i4") + 1, ord("u"))]:
+                bad = bytearray(good)
+                bad[offset] = byte
+                variants.append((name, bad))
+        for name, bad in variants:
+            bad_path = write(os.path.join(tmp, "bad.npz"), bytes(bad))
+            try:
+                np.load(bad_path)["a"]
+                check(False, f"{name}: numpy read it")
+            except zipfile.BadZipFile as e:
+                check("CRC" in str(e), f"{name}: numpy says {e}")
+            what = f"{'deflated' if compressed else 'stored'} {name}"
+            for action in [["-k", "a"], ["-k", "a", "0"], ["-k", "a", "-o", os.path.join(tmp, "o.npy")],
+                           ["-k", "a", "--format", "json", "-o", "-"]]:
+                for stdin in [False, True]:
+                    code, out, err = run((["-"] if stdin else [bad_path]) + action, stdin=bad_path if stdin else None)
+                    check(code == 1 and "member 'a.npy' is corrupt: its bytes have CRC-32" in one_error(err)
+                          and out == b"", f"{what} {action} stdin={stdin}: {code} {out[:60]!r} {err!r}")
+            check(not os.path.exists(os.path.join(tmp, "o.npy")), f"{what}: wrote o.npy")
+            code, out, err = run([bad_path, "-k", "b", "--format", "json", "-o", "-"])
+            check(code == 0 and json.loads(out) == b.tolist(), f"{what}: b: {code} {err!r}")
+            code, out, err = run([bad_path, "--list"])
+            check(code == 0 and out.decode().startswith("a "), f"{what}: --list: {code} {out!r} {err!r}")
+
+
 CHECKS = [(name[len("check_"):], fn) for name, fn in list(globals().items()) if name.startswith("check_") and name != "check"]
 
 

@@ -62,6 +62,10 @@ struct ArrayBytes {
     std::uint64_t inflated_size = 0;
     std::uint32_t crc32 = 0;
     std::uint64_t data_offset = 0;
+    // A stored .npz member: the whole member (its .npy header and data) in the file, whose
+    // CRC-32 must be crc32 before any of it is used. member_size 0: nothing to check.
+    std::uint64_t member_offset = 0;
+    std::uint64_t member_size = 0;
     bool operator==(const ArrayBytes& other) const = default;
 };
 

@@ -374,12 +374,13 @@ namespace {
 
 // A stored member's CRC-32, over all of it, before any of it is used, as Python's zipfile
 // checks it when np.load reads a member: a changed byte is an error, never a changed value.
-// The member is read through the mapping (it stays mapped in place); a large one is read a
-// piece at a time, each piece asked for ahead and given back after, so that checking a member
-// larger than memory does not keep it resident.
+// The member is read through its mapping, where it stays for the copy; a large one a piece at
+// a time, the next piece asked for ahead and each given back after, so that checking a member
+// larger than memory does not keep it resident. (Reading it with pread instead, into one
+// buffer, measured slower: docs/performance-log.md, "CRC-32 of stored members".)
 void check_member_crc(const InputBytes& input, const ArrayBytes& bytes, const std::string& what) {
     constexpr std::size_t kPiece = std::size_t{8} << 20;
-    constexpr std::uint64_t kKeptBytes = std::uint64_t{256} << 20;  // smaller members stay resident for the copy
+    constexpr std::uint64_t kKeptBytes = std::uint64_t{256} << 20;  // smaller members stay mapped for the copy
     const Mapping& mapping = input.mapping();
     const std::byte* const begin = input.data() + bytes.member_offset;
     const std::byte* const end = begin + bytes.member_size;
@@ -387,7 +388,7 @@ void check_member_crc(const InputBytes& input, const ArrayBytes& bytes, const st
     std::uint32_t crc = 0;
     for (const std::byte* at = begin; at < end;) {
         const std::byte* const next = at + std::min<std::uint64_t>(kPiece, static_cast<std::uint64_t>(end - at));
-        if (release && next < end) mapping.read_in(next, std::min(end, next + kPiece));
+        if (next < end) mapping.read_ahead(next, next + std::min<std::uint64_t>(kPiece, static_cast<std::uint64_t>(end - next)));
         crc = crc32_update(crc, at, static_cast<std::size_t>(next - at));
         if (release) mapping.release(at, next);
         at = next;

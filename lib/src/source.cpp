@@ -387,8 +387,11 @@ void check_member_crc(const InputBytes& input, const ArrayBytes& bytes, const st
     const bool release = bytes.member_size > kKeptBytes;
     std::uint32_t crc = 0;
     for (const std::byte* at = begin; at < end;) {
-        const std::byte* const next = at + std::min<std::uint64_t>(kPiece, static_cast<std::uint64_t>(end - at));
-        if (next < end) mapping.read_ahead(next, next + std::min<std::uint64_t>(kPiece, static_cast<std::uint64_t>(end - next)));
+        const auto piece = [end](const std::byte* from) {
+            return from + std::min<std::uint64_t>(kPiece, static_cast<std::uint64_t>(end - from));
+        };
+        const std::byte* const next = piece(at);
+        if (next < end) mapping.read_ahead(next, piece(next));
         crc = crc32_update(crc, at, static_cast<std::size_t>(next - at));
         if (release) mapping.release(at, next);
         at = next;

@@ -191,8 +191,8 @@ public:
 private:
     void refill(std::size_t offset, std::size_t length) {
         const std::size_t from = offset / unit_ * unit_;
-        const std::size_t to =
-            std::min(itemsize_, std::max((offset + length + unit_ - 1) / unit_ * unit_, from + kWindowBytes / unit_ * unit_));
+        const std::size_t asked_to = (offset + length + unit_ - 1) / unit_ * unit_;
+        const std::size_t to = std::min(itemsize_, std::max(asked_to, from + kWindowBytes / unit_ * unit_));
         window_.resize(std::max(window_.size(), to - from));
         fetch_(from, to, window_.data());
         base_ = window_.data();
@@ -505,7 +505,8 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
                 }
             } else {
                 for (std::int64_t i = 0; i < count; ++i, ++next) {
-                    if (next > 0) stream.text().append(between.data(), separator(between.data(), index, view.shape, json));
+                    if (next > 0)
+                        stream.text().append(between.data(), separator(between.data(), index, view.shape, json));
                     if (windowed) {
                         const std::int64_t element = next;
                         bytes.windowed(unit, [&, element](std::size_t from, std::size_t to, std::byte* dst) {

@@ -428,6 +428,114 @@ def check_npz_crc(tmp):
             check(code == 0 and out.decode().startswith("a "), f"{what}: --list: {code} {out!r} {err!r}")
 
 
+def json_of(path, key=None, stdin=False):
+    code, out, err = run((["-"] if stdin else [path]) + (["-k", key] if key else []) + ["--format", "json", "-o", "-"],
+                         stdin=path if stdin else None)
+    check(code == 0, f"{path} -k {key}: exit {code}: {err!r}")
+    return json.loads(out)
+
+
+def npy_of(value):
+    out = io.BytesIO()
+    np.save(out, value)
+    return out.getvalue()
+
+
+def check_npz_duplicates(tmp):
+    first, last = np.arange(3), np.arange(5.0)
+    cases = [  # (name, members, key, the array np.load gives, --list note)
+        ("twice", [("a.npy", npy_of(first)), ("a.npy", npy_of(last))], "a", 2),
+        ("three times", [("a.npy", npy_of(first)), ("a.npy", npy_of(first)), ("b.npy", npy_of(first)),
+                         ("a.npy", npy_of(last))], "a", 3),
+        ("an earlier one broken", [("a.npy", b"not an npy at all"), ("a.npy", npy_of(last))], "a", 2),
+    ]
+    for name, members, key, count in cases:
+        for compression in [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED]:
+            path = write(os.path.join(tmp, "d.npz"), npz_bytes(members, compression))
+            with np.load(path) as z:
+                expected = z[key].tolist()
+            check(expected == last.tolist(), f"{name}: numpy gives {expected}")
+            for stdin in [False, True]:
+                check(json_of(path, key, stdin) == expected, f"{name} stdin={stdin}: not numpy's array")
+            code, out, err = run([path, "--list"])
+            line = [l for l in out.decode().splitlines() if l.startswith(key + " ")]
+            check(code == 0 and len(line) == 1 and line[0].endswith(
+                f"(5,)  (the last of {count} members named 'a.npy', which np.load reads)"),
+                f"{name} --list: {out!r} {err!r}")
+            code, out, err = run([path, "--list", "--json"])
+            listed = [a for a in json.loads(out) if a["name"] == key]
+            check(listed == [{"name": "a", "dtype": "<f8", "shape": [5], "duplicates": count - 1}], f"{listed}")
+    # Members "a" and "a.npy": np.load's key "a" is the member named so, "a.npy" the other.
+    path = write(os.path.join(tmp, "d.npz"), npz_bytes([("a.npy", npy_of(first)), ("a", npy_of(last))]))
+    with np.load(path) as z:
+        for key in ["a", "a.npy"]:
+            check(json_of(path, key) == z[key].tolist(), f"'a' and 'a.npy', key {key}: not numpy's")
+
+
+def raw_name_npz(name_bytes, flag_utf8, value):
+    """A stored .npz of one member whose name is `name_bytes` exactly, in both headers."""
+    placeholder = "N" * len(name_bytes) + ".npy"
+    data = bytearray(npz_bytes([(placeholder, npy_of(value))]))
+    raw = placeholder.encode()
+    for signature, flag_at, name_at in [(b"PK\x03\x04", 6, 30), (b"PK\x01\x02", 8, 46)]:
+        at = data.find(signature)
+        check(data[at + name_at:at + name_at + len(raw)] == raw, "the fixture's layout")
+        data[at + name_at:at + name_at + len(name_bytes)] = name_bytes
+        flags = struct.unpack("<H", data[at + flag_at:at + flag_at + 2])[0]
+        flags = flags | 0x800 if flag_utf8 else flags & ~0x800
+        data[at + flag_at:at + flag_at + 2] = struct.pack("<H", flags)
+    return bytes(data)
+
+
+def check_member_names(tmp):
+    value = np.arange(4, dtype="<i2")
+    # Names that need escaping: shown as repr() shows them, on one line, in --list and in errors.
+    for name in ["line\nbreak", "tab\there", "it's", "bell\x07", "\u2028sep", "quote\"and'both"]:
+        path = os.path.join(tmp, "n.npz")
+        np.savez(path, **{name: value, "other": value})
+        code, out, err = run([path, "--list"])
+        lines = out.decode().splitlines()
+        shown = name if name.isprintable() else repr(name)  # printable names as they are
+        check(code == 0 and len(lines) == 2 and any(l.startswith(shown + " ") for l in lines),
+              f"{name!r} --list: {out!r}")
+        check(json.loads(run([path, "--list", "--json"])[1])[0]["name"] in (name, "other"), f"{name!r} --list --json")
+        check(json_of(path, name) == value.tolist(), f"{name!r}: -k reads it")
+        code, out, err = run([path, "-k", "nope"])
+        check(code == 2 and repr(name) in one_error(err), f"{name!r}: the missing key's message: {err!r}")
+        # A broken member named so: the message names it as repr() does, on one line.
+        with open(path, "rb") as f:
+            data = f.read()
+        data = data.replace(b"\x93NUMPY", b"\x93NUMPZ", 1)
+        bad = write(os.path.join(tmp, "bad.npz"), data)
+        code, out, err = run([bad, "--list"])
+        check(code == 1 and repr(name + ".npy") in one_error(err), f"{name!r} broken: {err!r}")
+    # A name flagged UTF-8 that is not: numpy (zipfile) cannot open the file; tslice reads it,
+    # shows the byte as surrogateescape does, and refuses to write the name into an .npz or
+    # a safetensors file (exit 2, nothing written); a .npy is fine.
+    path = write(os.path.join(tmp, "u.npz"), raw_name_npz(b"bad\xff", True, value))
+    check(numpy_error(path) is not None, "numpy opened a name that is not UTF-8")
+    code, out, err = run([path, "--list"])
+    check(code == 0 and out.decode().startswith("'bad\\udcff'  <i2"), f"invalid UTF-8 --list: {out!r} {err!r}")
+    code, out, err = run([path, "--list", "--json"])
+    check(code == 0 and json.loads(out)[0]["name"] == "bad\ufffd", f"invalid UTF-8 --list --json: {out!r}")
+    for target in ["o.npz", "o.safetensors"]:
+        code, out, err = run([path, "-k", os.fsdecode(b"bad\xff"), "-o", os.path.join(tmp, target)])
+        check(code == 2 and "'bad\\udcff' is not valid UTF-8" in one_error(err), f"-o {target}: {code} {err!r}")
+        check(not os.path.exists(os.path.join(tmp, target)), f"-o {target}: written")
+    code, out, err = run([path, "-o", os.path.join(tmp, "o.npy")])
+    check(code == 0 and np.load(os.path.join(tmp, "o.npy")).tolist() == value.tolist(), f"-o o.npy: {err!r}")
+    # Without the flag the bytes are code page 437, as zipfile reads them: valid, and written
+    # back so that zipfile reads the same name.
+    path = write(os.path.join(tmp, "c.npz"), raw_name_npz(b"caf\x82", False, value))
+    with zipfile.ZipFile(path) as z:
+        name = z.namelist()[0][:-4]
+    check(name == "caf\u00e9", f"zipfile reads {name!r}")
+    code, out, err = run([path, "-k", name, "-o", os.path.join(tmp, "o.npz")])
+    check(code == 0, f"cp437 -o o.npz: {err!r}")
+    with np.load(os.path.join(tmp, "o.npz")) as z:
+        check(z.files == [name] and z[name].tolist() == value.tolist(), f"cp437 round trip: {z.files}")
+
+
 CHECKS = [(name[len("check_"):], fn) for name, fn in list(globals().items()) if name.startswith("check_") and name != "check"]
 
 

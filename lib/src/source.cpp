@@ -379,7 +379,7 @@ namespace {
 // larger than memory does not keep it resident. (Reading it with pread instead, into one
 // buffer, measured slower: docs/performance-log.md, "CRC-32 of stored members".)
 void check_member_crc(const InputBytes& input, const ArrayBytes& bytes, const std::string& what) {
-    constexpr std::size_t kPiece = std::size_t{8} << 20;
+    static constexpr std::uint64_t kPiece = std::uint64_t{8} << 20;
     constexpr std::uint64_t kKeptBytes = std::uint64_t{256} << 20;  // smaller members stay mapped for the copy
     const Mapping& mapping = input.mapping();
     const std::byte* const begin = input.data() + bytes.member_offset;

@@ -26,6 +26,10 @@ OutputFraming output_framing(OutputFormat format, const ElementType& type, const
                              const std::string& name) {
     // A member name flagged UTF-8 that is not (a name read from a zip directory as it was)
     // makes an .npz that Python's zipfile cannot open; a safetensors header must be UTF-8 too.
+    if (format == OutputFormat::Npz && name.find('\0') != std::string::npos)
+        throw Error(ErrorKind::Usage, "the array's name " + quoted_name(name) +
+                                          " holds a NUL byte, where Python's zipfile would end an .npz member's name; "
+                                          "write a .npy or a .safetensors instead");
     if (format != OutputFormat::Npy && !valid_utf8(name))
         throw Error(ErrorKind::Usage,
                     "the array's name " + quoted_name(name) + " is not valid UTF-8, which " +

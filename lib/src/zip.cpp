@@ -192,7 +192,9 @@ std::vector<Entry> read_directory(const std::byte* file, std::size_t size) {
         entry.local_header_offset = le(p + 42, 4);
         if (stop - at - kCentralSize < name_size + extra_size + comment_size)
             fail("the " + where + " is cut short (corrupt archive)");
-        const std::string_view raw_name(reinterpret_cast<const char*>(p + kCentralSize), name_size);
+        std::string_view raw_name(reinterpret_cast<const char*>(p + kCentralSize), name_size);
+        // Python's zipfile ends a name at its first NUL byte, so np.load knows "a\0b.npy" as "a".
+        raw_name = raw_name.substr(0, raw_name.find('\0'));
         entry.name = entry.flags & 0x0800 ? std::string(raw_name) : cp437_to_utf8(raw_name);
         apply_zip64_extra(entry, p + kCentralSize + name_size, extra_size, entry.uncompressed_size == 0xFFFFFFFF,
                           entry.compressed_size == 0xFFFFFFFF, entry.local_header_offset == 0xFFFFFFFF);

@@ -524,6 +524,11 @@ def check_member_names(tmp):
         check(not os.path.exists(os.path.join(tmp, target)), f"-o {target}: written")
     code, out, err = run([path, "-o", os.path.join(tmp, "o.npy")])
     check(code == 0 and np.load(os.path.join(tmp, "o.npy")).tolist() == value.tolist(), f"-o o.npy: {err!r}")
+    # A NUL ends a member's name in zipfile (np.load knows "a\0b.npy" as "a"): so in tslice.
+    path = write(os.path.join(tmp, "z.npz"), raw_name_npz(b"a\0b", True, value))
+    with np.load(path) as z:
+        check(z.files == ["a"], f"numpy: {z.files}")
+    check(json_of(path, "a") == value.tolist(), "a\\0b.npy as 'a'")
     # Without the flag the bytes are code page 437, as zipfile reads them: valid, and written
     # back so that zipfile reads the same name.
     path = write(os.path.join(tmp, "c.npz"), raw_name_npz(b"caf\x82", False, value))

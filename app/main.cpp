@@ -252,7 +252,7 @@ int run(const Options& options) {
         return 0;
     }
 
-    const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
+    const std::string what = tslice::array_what(array);
     const tslice::ArrayData data =
         open_input(options.input, [&](const std::string&) { return tslice::ArrayData::open(input, array, what); });
     const tslice::Result result = tslice::apply_pipeline(pipeline, data.data(), data.view());

@@ -91,3 +91,50 @@ TEST_CASE("every truncation and every corrupted byte of an .npz: arrays or an in
         }
     }
 }
+
+TEST_CASE("members of the same name: the last one counts, unread earlier ones are counted, --list says so") {
+    const std::string a = npy_counting(3), b = npy_counting(5);
+    for (const bool deflate : {false, true}) {
+        const auto arrays = arrays_of(make_zip({{"a.npy", a, deflate},
+                                                {"x.npy", a, false},
+                                                {"a.npy", "not a npy file at all", deflate},
+                                                {"a.npy", b, deflate}}));
+        REQUIRE(arrays.size() == 2);
+        CHECK(*arrays[0].name == "x");
+        CHECK(arrays[0].duplicates == 0);
+        CHECK(*arrays[1].name == "a");
+        CHECK(arrays[1].shape == std::vector<std::int64_t>{5});
+        CHECK(arrays[1].duplicates == 2);
+        CHECK(&select_array(arrays, std::string("a")) == &arrays[1]);
+        CHECK(format_array_list(arrays, false) ==
+              "x  <i4  (3,)\n"
+              "a  <i4  (5,)  (the last of 3 members named 'a.npy', which np.load reads)\n");
+        CHECK(format_array_list(arrays, true) ==
+              "[{\"name\": \"x\", \"dtype\": \"<i4\", \"shape\": [3]}, "
+              "{\"name\": \"a\", \"dtype\": \"<i4\", \"shape\": [5], \"duplicates\": 2}]\n");
+    }
+    // Members "a" and "a.npy": a key is first a member's whole name, as np.load looks it up.
+    const auto arrays = arrays_of(make_zip({{"a.npy", a, false}, {"a", b, false}}));
+    REQUIRE(arrays.size() == 2);
+    CHECK(select_array(arrays, std::string("a")).member == "a");
+    CHECK(select_array(arrays, std::string("a.npy")).member == "a.npy");
+}
+
+TEST_CASE("member names in --list and messages: as repr() shows them where they need it") {
+    const std::string a = npy_counting(2);
+    const auto arrays = arrays_of(make_zip({{"line\nbreak.npy", a, false}, {"plain.npy", a, false},
+                                            {std::string("bad\xff") + ".npy", a, false}}));
+    REQUIRE(arrays.size() == 3);
+    CHECK(format_array_list(arrays, false) ==
+          "'line\\nbreak'  <i4  (2,)\n"
+          "plain          <i4  (2,)\n"
+          "'bad\\udcff'    <i4  (2,)\n");
+    CHECK(quoted_name("it's") == "\"it's\"");
+    CHECK(quoted_name("tab\there") == "'tab\\there'");
+    CHECK(array_what(arrays[0]) == "the .npz member 'line\\nbreak.npy'");
+    CHECK(input_error([&] { arrays_of(make_zip({{"new\nline.npy", "not a npy file", false}})); })
+              .find("member 'new\\nline.npy'") != std::string::npos);
+    const std::string message = message_of(ErrorKind::Usage, [&] { select_array(arrays, std::string("nope")); });
+    CHECK(message.find("'line\\nbreak'") != std::string::npos);
+    CHECK(message.find('\n') == std::string::npos);
+}

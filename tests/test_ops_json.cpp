@@ -400,3 +400,26 @@ TEST_CASE("ops json: long values are shortened in messages") {
         error_of(R"({"op": "strided_slice", "begin": "a very long string that goes on and on and on and on and on", "end": []})");
     CHECK(message == R"(op.begin: expected a list of integers, got "a very long string that goes on and on and on and on and on...)");
 }
+
+TEST_CASE("ops json: a NUL byte is an error where it stands, not the end of the text") {
+    using namespace std::string_literals;
+    const std::string nul_message = ": a NUL byte (0x00), which JSON text may not hold (in a string, write it as \\u0000)";
+    // After a whole spec, in the middle of one, inside a string, first, on a later line.
+    CHECK(error_of("{\"op\":\"slice\",\"starts\":[1],\"ends\":[3]}\0garbage{{{"s) ==
+          "--op: invalid JSON at line 1, column 39" + nul_message);
+    CHECK(error_of("{\"op\":\"slice\",\"starts\":[1\0],\"ends\":[3]}"s) == "--op: invalid JSON at line 1, column 26" + nul_message);
+    CHECK(error_of("{\"op\":\"index\",\"expr\":\"0\0\"}"s) == "--op: invalid JSON at line 1, column 24" + nul_message);
+    CHECK(error_of("\0"s) == "--op: invalid JSON at line 1, column 1" + nul_message);
+    CHECK(error_of("[\n{\"op\":\"index\",\"expr\":\"0\"}\n]\0"s) == "--op: invalid JSON at line 3, column 2" + nul_message);
+    // Written as an escape, U+0000 is a character of the string like any other.
+    CHECK(error_of(R"({"op":"index","expr":"\u0000"})").find("NUL byte") == std::string::npos);
+
+    const std::string path = "/tmp/tslice_test_ops_json_nul.json";
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << "{\"op\":\"slice\",\"starts\":[1],\"ends\":[3]}\0garbage{{{"s;
+    }
+    CHECK(message_of(ErrorKind::Usage, [&] { parse_op_argument("@" + path); }) ==
+          "--op @" + path + ": invalid JSON at line 1, column 39" + nul_message);
+    std::remove(path.c_str());
+}

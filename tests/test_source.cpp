@@ -255,3 +255,31 @@ TEST_CASE("an array's bytes read without mapping them: from a file, a spool, or 
           std::string::npos);
     fs::remove(path);
 }
+
+TEST_CASE("a stored member's CRC-32 is checked over all of it before its data is used, file and pipe") {
+    const std::string npy = npy_counting(300000);
+    const std::string good = make_zip({{"a.npy", npy, false}, {"b.npy", npy, false}});
+    const std::size_t data_at = good.find(npy) + npy.size() - 4;  // a's last element
+    const std::size_t header_at = good.find(npy) + npy.find("300000");  // a's shape: 300000 -> 200000
+    for (const std::size_t at : {data_at, header_at}) {
+        std::string bad = good;
+        bad[at] = static_cast<char>(bad[at] ^ 0x01);
+        const fs::path path = fs::temp_directory_path() / "tslice-source-crc.npz";
+        std::ofstream(path, std::ios::binary) << bad;
+        const auto check_input = [&](const InputBytes& input) {
+            const auto arrays = list_arrays(input.data(), input.size());
+            REQUIRE(arrays.size() == 2);
+            CHECK(arrays[0].bytes.member_size == npy.size());
+            const std::string message =
+                message_of(ErrorKind::Input, [&] { ArrayData::open(input, arrays[0], "the .npz member 'a.npy'"); });
+            CHECK(message.rfind("the .npz member 'a.npy' is corrupt: its bytes have CRC-32 ", 0) == 0);
+            CHECK(message.find("but the zip directory says") != std::string::npos);
+            // The other member is untouched.
+            const ArrayData data = ArrayData::open(input, arrays[1], "the .npz member 'b.npy'");
+            CHECK(std::memcmp(data.data(), npy.data() + (npy.size() - 1200000), 1200000) == 0);
+        };
+        check_input(InputBytes::open(path.string()));
+        with_stdin_pipe(bad, [&] { check_input(InputBytes::open("-")); });
+        fs::remove(path);
+    }
+}

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "tslice/container.hpp"
+#include "python_text.hpp"
 #include "tslice/error.hpp"
 #include "tslice/view.hpp"
 
@@ -31,7 +32,10 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     return row[b.size()];
 }
 
-std::string quoted(const std::string& name) { return "'" + name + "'"; }
+std::string quoted(const std::string& name) { return quoted_name(name); }
+
+// A name in --list's column: as it is where that is unambiguous, else as Python's repr().
+std::string shown_name(const std::string& name) { return plain_name(name) ? name : quoted_name(name); }
 
 // "'a', 'b', 'c'", nearest to `key` first when there is one, at most kNamesShown of them.
 std::string names_list(const std::vector<ArrayInFile>& arrays, const std::optional<std::string>& key) {
@@ -109,12 +113,21 @@ const ArrayInFile& select_array(const std::vector<ArrayInFile>& arrays, const st
         throw Error(ErrorKind::Usage, "the file holds " + std::to_string(arrays.size()) +
                                           " arrays; choose one with --key: " + names_list(arrays, std::nullopt));
     }
-    for (const auto& array : arrays)
-        if (*array.name == *key) return array;
+    // A member's full name first, then a name without ".npy", as np.load looks a key up: of
+    // members "a" and "a.npy", the key "a" is the first.
     for (const auto& array : arrays)
         if (!array.member.empty() && array.member == *key) return array;
+    for (const auto& array : arrays)
+        if (*array.name == *key) return array;
     throw Error(ErrorKind::Usage, "--key " + quoted(*key) + ": no such array; the file holds " +
                                       names_list(arrays, key));
+}
+
+std::string quoted_name(std::string_view name) { return name_repr(name); }
+
+std::string array_what(const ArrayInFile& array) {
+    if (!array.name) return "the array";
+    return array.member.empty() ? "the tensor " + quoted_name(*array.name) : "the .npz member " + quoted_name(array.member);
 }
 
 std::string format_array_list(const std::vector<ArrayInFile>& arrays, bool json) {
@@ -128,20 +141,29 @@ std::string format_array_list(const std::vector<ArrayInFile>& arrays, bool json)
                 return nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
             };
             out += (i ? ", " : "") + std::string("{\"name\": ") + (array.name ? text(*array.name) : "null") +
-                   ", \"dtype\": " + text(array.type.name()) + ", \"shape\": [" + dims + "]}";
+                   ", \"dtype\": " + text(array.type.name()) + ", \"shape\": [" + dims + "]";
+            if (array.duplicates > 0) out += ", \"duplicates\": " + std::to_string(array.duplicates);
+            out += "}";
         }
         return out + "]\n";
     }
     std::size_t name_width = 0, type_width = 0;
+    std::vector<std::string> names;
     for (const auto& array : arrays) {
-        if (array.name) name_width = std::max(name_width, array.name->size());
+        names.push_back(array.name ? shown_name(*array.name) : std::string());
+        name_width = std::max(name_width, names.back().size());
         type_width = std::max(type_width, array.type.name().size());
     }
     std::string out;
-    for (const auto& array : arrays) {
-        if (array.name) out += *array.name + std::string(name_width - array.name->size() + 2, ' ');
+    for (std::size_t i = 0; i < arrays.size(); ++i) {
+        const ArrayInFile& array = arrays[i];
+        if (array.name) out += names[i] + std::string(name_width - names[i].size() + 2, ' ');
         const std::string type = array.type.name();
-        out += type + std::string(type_width - type.size() + 2, ' ') + format_shape(array.shape) + "\n";
+        out += type + std::string(type_width - type.size() + 2, ' ') + format_shape(array.shape);
+        if (array.duplicates > 0)
+            out += "  (the last of " + std::to_string(array.duplicates + 1) + " members named " +
+                   quoted_name(array.member) + ", which np.load reads)";
+        out += "\n";
     }
     return out;
 }

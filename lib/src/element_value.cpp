@@ -136,7 +136,8 @@ std::u32string load_code_points(const std::byte* p, const DType& dtype) {
     for (char32_t c : text)
         if (c > 0x10FFFF)
             throw Error(ErrorKind::Input, "a string holds the code point " + std::to_string(c) +
-                                              ", which is beyond Unicode's range");
+                                              ", which is beyond Unicode's range (at most 1114111, U+10FFFF); numpy "
+                                              "cannot read it either");
     return text;
 }
 

@@ -299,6 +299,12 @@ Node integer_node(std::int64_t value) {
 }
 
 Node parse_tree(std::string_view text, std::string_view source) {
+    // nlohmann's lexer takes a NUL byte for the end of the input, so that a spec followed by
+    // a NUL and anything at all would read as valid; JSON text (RFC 8259) has no NUL byte,
+    // not even inside a string, where it must be written \u0000.
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+        fail(where(source, text, nul) + ": a NUL byte (0x00), which JSON text may not hold (in a string, write it "
+                                        "as \\u0000)");
     check_depth(text, source);
     TreeBuilder builder;
     bool ok = false;

@@ -3,6 +3,8 @@
 // ".npy", and so does tslice.
 #include <algorithm>
 #include <array>
+#include <string_view>
+#include <unordered_map>
 
 #include "inflate.hpp"
 #include "tslice/container.hpp"
@@ -36,10 +38,16 @@ NpyHeader deflated_header(const std::byte* compressed, const zip::Entry& entry, 
 
 std::vector<ArrayInFile> list_npz(const std::byte* file, std::size_t size) {
     const std::vector<zip::Entry> entries = zip::read_directory(file, size);
+    // Of members with the same name, zipfile's lookup (and so np.load) finds the last: the
+    // earlier ones are passed over, unread, and counted.
+    std::unordered_map<std::string_view, std::uint32_t> named, seen;
+    for (const zip::Entry& entry : entries) ++named[entry.name];
     std::vector<ArrayInFile> arrays;
     arrays.reserve(entries.size());
     for (const zip::Entry& entry : entries) {
-        const std::string what = "member '" + entry.name + "'";
+        const std::uint32_t count = named[entry.name];
+        if (++seen[entry.name] < count) continue;
+        const std::string what = "member " + quoted_name(entry.name);
         if (entry.flags & 0x0001) fail("the .npz " + what + " is encrypted; tslice reads only unencrypted archives");
         if (entry.method != 0 && entry.method != 8)
             fail("the .npz " + what + " uses compression method " + std::to_string(entry.method) +
@@ -47,6 +55,7 @@ std::vector<ArrayInFile> list_npz(const std::byte* file, std::size_t size) {
         const std::uint64_t begin = zip::data_offset(file, size, entry);
         ArrayInFile array;
         array.member = entry.name;
+        array.duplicates = count - 1;
         const bool npy = entry.name.size() >= 4 && entry.name.compare(entry.name.size() - 4, 4, ".npy") == 0;
         array.name = npy ? entry.name.substr(0, entry.name.size() - 4) : entry.name;
         NpyHeader header;
@@ -77,6 +86,9 @@ std::vector<ArrayInFile> list_npz(const std::byte* file, std::size_t size) {
             array.bytes.kind = ArrayBytes::Kind::Mapped;
             array.bytes.offset = begin + header.data_offset;
             array.bytes.size = data_bytes;
+            array.bytes.crc32 = entry.crc32;
+            array.bytes.member_offset = begin;
+            array.bytes.member_size = entry.compressed_size;
         } else {
             array.bytes.kind = ArrayBytes::Kind::Deflated;
             array.bytes.offset = begin;

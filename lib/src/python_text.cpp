@@ -148,6 +148,30 @@ std::string str_repr_utf8(std::string_view utf8) {
     return str_repr(text);
 }
 
+std::string name_repr(std::string_view utf8) {
+    std::u32string text;
+    text.reserve(utf8.size());
+    for (std::size_t i = 0; i < utf8.size();) {
+        const auto decoded = next_utf8(utf8, i);
+        text.push_back(decoded ? *decoded : 0xDC00 + static_cast<unsigned char>(utf8[i++]));
+    }
+    return str_repr(text);
+}
+
+bool valid_utf8(std::string_view text) {
+    for (std::size_t i = 0; i < text.size();)
+        if (!next_utf8(text, i)) return false;
+    return true;
+}
+
+bool plain_name(std::string_view utf8) {
+    for (std::size_t i = 0; i < utf8.size();) {
+        const auto decoded = next_utf8(utf8, i);
+        if (!decoded || !is_printable(*decoded)) return false;
+    }
+    return true;
+}
+
 std::string bytes_repr(std::string_view bytes) {
     const char quote = python_quote(bytes);
     std::string out = "b";

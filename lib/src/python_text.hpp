@@ -29,6 +29,13 @@ bool is_printable(char32_t code_point);
 // quote, and Python's escapes.
 std::string str_repr(const std::u32string& text);
 std::string str_repr_utf8(std::string_view utf8);
+// repr() of a name that should be UTF-8 (a zip member's, an array's): a byte that is not
+// shown as Python's surrogateescape decodes it ('\udcff' for 0xFF), so that no byte is hidden
+// or taken for another character.
+std::string name_repr(std::string_view utf8);
+bool valid_utf8(std::string_view text);
+// Whether a name can be shown as it is: valid UTF-8, every character printable.
+bool plain_name(std::string_view utf8);
 // repr() of Python bytes.
 std::string bytes_repr(std::string_view bytes);
 // Raw bytes for an error message: printable ASCII as is, the rest as \xNN.

@@ -16,7 +16,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "dtype.hpp"
 #include "json_reader.hpp"
+#include "safetensors_header.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
 #include "tslice/view.hpp"
@@ -27,9 +29,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
 
-// The reference's limit (MAX_HEADER_SIZE): it keeps a hostile header from taking unbounded
-// memory and time to parse.
-constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
+constexpr std::uint64_t kMaxHeaderBytes = kMaxSafetensorsHeaderBytes;
 
 struct TypeRow {
     const char* name;
@@ -212,6 +212,46 @@ std::vector<TensorEntry> read_header(std::string_view text) {
 
 }  // namespace
 
+std::uint64_t safetensors_data_end(std::string_view header_text) {
+    // read_header's syntax pass, then only the "data_offsets" of each entry: the rest of each
+    // entry is checked when the spooled file is listed, and building every entry here would
+    // double what a header of a million tensors costs.
+    std::uint64_t end = 0;
+    try {
+        json::Reader syntax(header_text);
+        syntax.skip_value();
+        syntax.finish();
+        json::Reader reader(header_text);
+        reader.expect('{', "'{'");
+        if (reader.consume('}')) return 0;
+        do {
+            reader.skip_value();  // the name
+            reader.expect(':', "':' after an object's key");
+            if (reader.peek() != '{') {
+                reader.skip_value();
+                continue;
+            }
+            reader.expect('{', "'{'");
+            if (reader.consume('}')) continue;
+            do {
+                const bool offsets = reader.skip_value() == "\"data_offsets\"";
+                reader.expect(':', "':' after an object's key");
+                const std::string_view value = reader.skip_value();
+                if (!offsets) continue;
+                json::Reader pair(value);
+                std::optional<std::uint64_t> first, last;
+                if (pair.consume('[') && (first = pair.unsigned_integer()) && pair.consume(',') &&
+                    (last = pair.unsigned_integer()))
+                    end = std::max(end, *last);
+            } while (reader.consume(','));
+            reader.expect('}', "',' or '}'");
+        } while (reader.consume(','));
+    } catch (const json::SyntaxError& error) {
+        fail(std::string("the safetensors header is not valid JSON: ") + error.what());
+    }
+    return end;
+}
+
 std::optional<ElementType> safetensors_element_type(std::string_view name) {
     for (std::size_t i = 0; i < std::size(kTypes); ++i)
         if (name == kTypes[i].name) return element_types()[i];
@@ -262,6 +302,14 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
         array.name = std::move(tensor.name);
         array.type = element_types()[tensor.type];
         array.shape = std::move(tensor.shape);
+        // numpy's rule ("array is too big"), as for a .npy header: the non-zero dimensions
+        // times the item size must fit 63 bits even where another dimension is 0, so that no
+        // stride of the array overflows.
+        try {
+            checked_element_count(array.shape, array.type.itemsize(), "the shape");
+        } catch (const Error& error) {
+            fail(tslice::where(*array.name) + ": " + error.what());
+        }
         // An element count too large for 64 bits cannot match any offsets in the file.
         std::uint64_t need = array.type.itemsize();
         bool overflow = false;

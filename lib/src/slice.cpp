@@ -2,6 +2,7 @@
 // plan, view, copy and write; and the framing of each output format.
 #include "tslice/slice.hpp"
 
+#include "python_text.hpp"
 #include "tslice/error.hpp"
 #include "tslice/npy.hpp"
 #include "tslice/source.hpp"
@@ -23,6 +24,17 @@ OutputFormat output_format_for(const std::string& path, const std::optional<std:
 
 OutputFraming output_framing(OutputFormat format, const ElementType& type, const std::vector<std::int64_t>& shape,
                              const std::string& name) {
+    // A member name flagged UTF-8 that is not (a name read from a zip directory as it was)
+    // makes an .npz that Python's zipfile cannot open; a safetensors header must be UTF-8 too.
+    if (format == OutputFormat::Npz && name.find('\0') != std::string::npos)
+        throw Error(ErrorKind::Usage, "the array's name " + quoted_name(name) +
+                                          " holds a NUL byte, where Python's zipfile would end an .npz member's name; "
+                                          "write a .npy or a .safetensors instead");
+    if (format != OutputFormat::Npy && !valid_utf8(name))
+        throw Error(ErrorKind::Usage,
+                    "the array's name " + quoted_name(name) + " is not valid UTF-8, which " +
+                        (format == OutputFormat::Npz ? "an .npz member's name" : "a safetensors tensor's name") +
+                        " must be (Python's zipfile and safetensors could not read it); write a .npy instead");
     std::uint64_t data_bytes = type.dtype.file_itemsize();
     for (const auto dim : shape) data_bytes *= static_cast<std::uint64_t>(dim);  // checked by the planner
     if (format == OutputFormat::Safetensors) {
@@ -73,7 +85,7 @@ void slice_file(const SliceRequest& request) {
     const std::string name = array.name && request.key ? *array.name : "arr_0";
     const OutputFraming framing = text ? OutputFraming{} : output_framing(format, type, pipeline.output_shape(), name);
 
-    const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
+    const std::string what = tslice::array_what(array);
     const ArrayData data = reading([&] { return ArrayData::open(input, array, what); });
     const Result result = apply_pipeline(pipeline, data.data(), data.view());
     // The view's offset table holds all the write needs of a gather now: its indices would

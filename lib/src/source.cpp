@@ -1,8 +1,6 @@
 // Inputs as one mapping each (see source.hpp).
 #include "tslice/source.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
@@ -12,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -20,6 +19,8 @@
 
 #include "inflate.hpp"
 #include "input_paging.hpp"
+#include "safetensors_header.hpp"
+#include "tslice/container.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice {
@@ -84,24 +85,24 @@ std::uint64_t le(const std::byte* p, int bytes) {
 }
 
 // A safetensors stream as far as its header says the data reaches: a stream that only looks
-// like one (its ninth byte is '{') fails after its header instead of being read forever.
+// like one (its ninth byte is '{') fails after its header instead of being read forever. The
+// header is read by the file reader's own parser (its limits: 100 MB, nesting 128 deep), so a
+// hostile header costs a stream what it costs a file; one it refuses is spooled no further,
+// and the listing of the spool says what is wrong.
 void spool_safetensors(Spool& spool, int fd, std::string head, const std::string& what) {
     const std::uint64_t length = le(reinterpret_cast<const std::byte*>(head.data()), 8);
-    if (length <= 100'000'000 && head.size() < 8 + length) {
+    if (length <= kMaxSafetensorsHeaderBytes && head.size() < 8 + length) {
         const std::size_t have = head.size();
         head.resize(static_cast<std::size_t>(8 + length));
         head.resize(have + read_full(fd, reinterpret_cast<std::byte*>(head.data()) + have, head.size() - have, what));
     }
     spool.append(reinterpret_cast<const std::byte*>(head.data()), head.size());
-    if (head.size() < 8 + length) return;  // the parser reports it
+    if (length > kMaxSafetensorsHeaderBytes || head.size() < 8 + length) return;  // the listing reports it
     std::uint64_t end = 0;
-    const nlohmann::json header = nlohmann::json::parse(head.begin() + 8, head.end(), nullptr, false);
-    if (!header.is_object()) return;
-    for (const auto& [name, info] : header.items()) {
-        if (!info.is_object() || !info.contains("data_offsets")) continue;
-        const auto& offsets = info["data_offsets"];
-        if (offsets.is_array() && offsets.size() == 2 && offsets[1].is_number_unsigned())
-            end = std::max(end, offsets[1].get<std::uint64_t>());
+    try {
+        end = safetensors_data_end(std::string_view(head).substr(8));
+    } catch (const Error&) {
+        return;
     }
     spool.append_from(fd, 8 + length + end);
 }
@@ -369,6 +370,41 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
 
 // -------------------------------------------------------------------------------------------------
 
+namespace {
+
+// A stored member's CRC-32, over all of it, before any of it is used, as Python's zipfile
+// checks it when np.load reads a member: a changed byte is an error, never a changed value.
+// The member is read through its mapping, where it stays for the copy; a large one a piece at
+// a time, the next piece asked for ahead and each given back after, so that checking a member
+// larger than memory does not keep it resident. (Reading it with pread instead, into one
+// buffer, measured slower: docs/performance-log.md, "CRC-32 of stored members".)
+void check_member_crc(const InputBytes& input, const ArrayBytes& bytes, const std::string& what) {
+    static constexpr std::uint64_t kPiece = std::uint64_t{8} << 20;
+    constexpr std::uint64_t kKeptBytes = std::uint64_t{256} << 20;  // smaller members stay mapped for the copy
+    const Mapping& mapping = input.mapping();
+    const std::byte* const begin = input.data() + bytes.member_offset;
+    const std::byte* const end = begin + bytes.member_size;
+    const bool release = bytes.member_size > kKeptBytes;
+    std::uint32_t crc = 0;
+    for (const std::byte* at = begin; at < end;) {
+        const auto piece = [end](const std::byte* from) {
+            return from + std::min<std::uint64_t>(kPiece, static_cast<std::uint64_t>(end - from));
+        };
+        const std::byte* const next = piece(at);
+        if (next < end) mapping.read_ahead(next, piece(next));
+        crc = crc32_update(crc, at, static_cast<std::size_t>(next - at));
+        if (release) mapping.release(at, next);
+        at = next;
+    }
+    if (crc != bytes.crc32) {
+        char text[80];
+        std::snprintf(text, sizeof text, "CRC-32 %08x, but the zip directory says %08x", crc, bytes.crc32);
+        fail(what + " is corrupt: its bytes have " + text);
+    }
+}
+
+}  // namespace
+
 ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, const std::string& what) {
     ArrayData out;
     out.what_ = what;
@@ -376,6 +412,7 @@ ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, con
     out.itemsize_ = array.type.itemsize();
     out.fortran_order_ = array.fortran_order;
     if (array.bytes.kind == ArrayBytes::Kind::Mapped) {
+        if (array.bytes.member_size > 0) check_member_crc(input, array.bytes, what);
         out.mapping_ = &input.mapping();
         out.data_ = input.data() + array.bytes.offset;
         return out;

@@ -4,6 +4,8 @@
 #include <limits>
 #include <vector>
 
+#include "tslice/error.hpp"
+
 namespace tslice {
 
 std::int64_t View::element_count() const {
@@ -146,7 +148,11 @@ View View::contiguous(const std::vector<std::int64_t>& shape, std::size_t itemsi
     for (std::size_t k = 0; k < n; ++k) {
         const std::size_t axis = fortran_order ? k : n - 1 - k;
         view.byte_strides[axis] = stride;
-        stride *= shape[axis] > 0 ? shape[axis] : 1;
+        // Shapes are checked when read (checked_element_count), so this cannot overflow for
+        // an array of a file; the check keeps a shape that was not from becoming undefined
+        // behaviour. Past the last axis the product is not needed.
+        if (k + 1 < n && __builtin_mul_overflow(stride, shape[axis] > 0 ? shape[axis] : 1, &stride))
+            throw Error(ErrorKind::Input, "shape " + format_shape(shape) + " is too large: its strides overflow 64 bits");
     }
     return view;
 }

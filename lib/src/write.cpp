@@ -82,13 +82,6 @@ void write_text(const std::string& path, const TextSource& next, const WriteOpti
     output.commit(options.sync);
 }
 
-namespace {
-
-// Reverses the bytes of each of `count` elements: a big-endian input written little-endian.
-void swap_elements(std::byte* bytes, std::int64_t count, std::size_t itemsize) {
-    for (std::int64_t i = 0; i < count; ++i, bytes += itemsize) std::reverse(bytes, bytes + itemsize);
-}
-
 // A view whose elements are larger than a chunk, as a view of parts of them: a trailing axis
 // over each element's bytes in units of at most `chunk_bytes` (the largest that divides the
 // element), so that the writer's two chunk buffers stay bounded in bytes whatever the item
@@ -107,6 +100,13 @@ View in_chunk_sized_units(const View& view, std::size_t chunk_bytes) {
     if (units.has_table()) units.table_strides.push_back(0);
     units.itemsize = unit;
     return units;
+}
+
+namespace {
+
+// Reverses the bytes of each of `count` elements: a big-endian input written little-endian.
+void swap_elements(std::byte* bytes, std::int64_t count, std::size_t itemsize) {
+    for (std::int64_t i = 0; i < count; ++i, bytes += itemsize) std::reverse(bytes, bytes + itemsize);
 }
 
 // Whether the copy of `view` walks its input downwards: its last chunk (of `chunk_elements`)

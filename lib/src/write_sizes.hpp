@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tslice/view.hpp"
+
 namespace tslice {
 
 struct WriteSizes {
@@ -43,5 +45,10 @@ struct WriteSizes {
 WriteSizes write_sizes();
 // For tests: takes effect for writes that start afterwards; not while a write runs.
 void set_write_sizes(const WriteSizes& sizes);
+
+// A view whose elements are larger than `chunk_bytes`, as a view of parts of them: a trailing
+// axis over each element's bytes in the largest units that divide the element and fit a
+// chunk (write.cpp). Other views are returned as they are.
+View in_chunk_sized_units(const View& view, std::size_t chunk_bytes);
 
 }  // namespace tslice

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "python_text.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice::zip {
@@ -142,7 +143,7 @@ void apply_zip64_extra(Entry& entry, const std::byte* extra, std::size_t extra_s
             std::size_t used = 0;
             const auto next = [&](std::uint64_t& value) {
                 if (used + 8 > length)
-                    fail("the zip entry '" + entry.name + "' has a zip64 extra field too short for its sizes");
+                    fail("the zip entry " + name_repr(entry.name) + " has a zip64 extra field too short for its sizes");
                 value = le(field + used, 8);
                 used += 8;
             };
@@ -154,7 +155,7 @@ void apply_zip64_extra(Entry& entry, const std::byte* extra, std::size_t extra_s
         at += 4 + length;
     }
     if (need_uncompressed || need_compressed || need_offset)
-        fail("the zip entry '" + entry.name + "' lacks the zip64 extra field its sizes need");
+        fail("the zip entry " + name_repr(entry.name) + " lacks the zip64 extra field its sizes need");
 }
 
 }  // namespace
@@ -191,14 +192,16 @@ std::vector<Entry> read_directory(const std::byte* file, std::size_t size) {
         entry.local_header_offset = le(p + 42, 4);
         if (stop - at - kCentralSize < name_size + extra_size + comment_size)
             fail("the " + where + " is cut short (corrupt archive)");
-        const std::string_view raw_name(reinterpret_cast<const char*>(p + kCentralSize), name_size);
+        std::string_view raw_name(reinterpret_cast<const char*>(p + kCentralSize), name_size);
+        // Python's zipfile ends a name at its first NUL byte, so np.load knows "a\0b.npy" as "a".
+        raw_name = raw_name.substr(0, raw_name.find('\0'));
         entry.name = entry.flags & 0x0800 ? std::string(raw_name) : cp437_to_utf8(raw_name);
         apply_zip64_extra(entry, p + kCentralSize + name_size, extra_size, entry.uncompressed_size == 0xFFFFFFFF,
                           entry.compressed_size == 0xFFFFFFFF, entry.local_header_offset == 0xFFFFFFFF);
         if (le(p + 34, 2) != 0 && le(p + 34, 2) != 0xFFFF)
-            fail("the zip entry '" + entry.name + "' starts on another disk; only single-file archives are read");
+            fail("the zip entry " + name_repr(entry.name) + " starts on another disk; only single-file archives are read");
         if (entry.local_header_offset > size - shift)
-            fail("the zip entry '" + entry.name + "' starts past the end of the file (the archive is truncated)");
+            fail("the zip entry " + name_repr(entry.name) + " starts past the end of the file (the archive is truncated)");
         entry.local_header_offset += shift;
         entries.push_back(std::move(entry));
         at += kCentralSize + name_size + extra_size + comment_size;
@@ -209,14 +212,14 @@ std::vector<Entry> read_directory(const std::byte* file, std::size_t size) {
 std::uint64_t data_offset(const std::byte* file, std::size_t size, const Entry& entry) {
     const std::uint64_t at = entry.local_header_offset;
     if (at > size || size - at < kLocalSize)
-        fail("the zip entry '" + entry.name + "': its local header is cut short (the archive is truncated)");
+        fail("the zip entry " + name_repr(entry.name) + ": its local header is cut short (the archive is truncated)");
     const std::byte* p = file + at;
     if (le(p, 4) != kLocalSignature)
-        fail("the zip entry '" + entry.name + "': no local header at offset " + std::to_string(at) +
+        fail("the zip entry " + name_repr(entry.name) + ": no local header at offset " + std::to_string(at) +
              " (corrupt archive)");
     const std::uint64_t begin = at + kLocalSize + le(p + 26, 2) + le(p + 28, 2);
     if (begin > size || size - begin < entry.compressed_size)
-        fail("the zip entry '" + entry.name + "' needs " + std::to_string(entry.compressed_size) +
+        fail("the zip entry " + name_repr(entry.name) + " needs " + std::to_string(entry.compressed_size) +
              " bytes from offset " + std::to_string(begin) + ", past the end of the " + std::to_string(size) +
              "-byte file (the archive is truncated)");
     return begin;

@@ -245,9 +245,84 @@ JSON_TEXTS = {
 }
 
 
+def hostile_seeds():
+    """Files made to break a reader: each a reproducer of a defect found by an adversarial pass,
+    written to the corpora of every target that reads its kind of input."""
+    import zipfile
+
+    def zip_of(members, method=zipfile.ZIP_STORED, utf8_names=()):
+        out = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # duplicate names
+            with zipfile.ZipFile(out, "w") as archive:
+                for name, data in members:
+                    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+                    info.compress_type = method
+                    archive.writestr(info, data)
+        data = bytearray(out.getvalue())
+        # Names given as bytes: the placeholder's bytes replaced in both headers, the UTF-8
+        # flag set, whatever the bytes are.
+        for placeholder, raw in utf8_names:
+            for signature, flag_at, name_at in ((b"PK\x03\x04", 6, 30), (b"PK\x01\x02", 8, 46)):
+                at = data.find(signature + b"")
+                while at >= 0:
+                    if data[at + name_at:at + name_at + len(placeholder)] == placeholder:
+                        data[at + name_at:at + name_at + len(raw)] = raw
+                        data[at + flag_at + 1] |= 0x08
+                    at = data.find(signature, at + 4)
+        return bytes(data)
+
+    def npy_of(array):
+        buffer = io.BytesIO()
+        np.save(buffer, array)
+        return buffer.getvalue()
+
+    def safetensors_of(header):
+        return struct.pack("<Q", len(header)) + header
+
+    small, other = npy_of(np.arange(3, dtype="<i4")), npy_of(np.arange(5.0))
+    bad_crc = bytearray(zip_of([("a.npy", small)]))
+    bad_crc[bad_crc.find(small) + len(small) - 2] ^= 0x01
+    zero_huge_npy = handmade("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 9223372036854775807), }")
+    zips = {
+        "duplicate_member": zip_of([("a.npy", small), ("a.npy", other)]),
+        "duplicate_member_deflated": zip_of([("a.npy", small), ("b.npy", small), ("a.npy", other)],
+                                            zipfile.ZIP_DEFLATED),
+        "member_and_member_npy": zip_of([("a.npy", small), ("a", other)]),
+        "stored_member_bad_crc": bytes(bad_crc),
+        "newline_in_name": zip_of([("line\nbreak.npy", small)]),
+        "name_not_utf8": zip_of([("XXXX.npy", small)], utf8_names=[(b"XXXX", b"ba\xff\xfe")]),
+        "member_zero_and_huge_axis": zip_of([("z.npy", zero_huge_npy)]),
+    }
+    sts = {
+        "header_deep": safetensors_of(b'{"a":' + b"[" * 200),
+        "header_deep_in_entry": safetensors_of(b'{"a":{"dtype":"F32","shape":[0],"data_offsets":[0,0],"x":' +
+                                               b"[" * 130 + b"]" * 130 + b"}}"),
+        "zero_and_huge_axis": safetensors_of(b'{"t":{"dtype":"F32","shape":[0,9223372036854775807],'
+                                             b'"data_offsets":[0,0]}}'),
+        "zero_and_huge_axis_bool": safetensors_of(b'{"t":{"dtype":"BOOL","shape":[9223372036854775807,0],'
+                                                  b'"data_offsets":[0,0]}}'),
+    }
+    surrogates = np.array(["\ud800", "\udfff\U0010ffff"], "<U2")
+    for name, data in zips.items():
+        write("fuzz_zip_directory", name, data)
+        write("fuzz_input_file", name, data)
+    for name, data in sts.items():
+        write("fuzz_safetensors_header", name, data)
+        write("fuzz_input_file", name, data)
+    write("fuzz_npy_header", "zero_and_huge_axis", zero_huge_npy)
+    write("fuzz_input_file", "npy_zero_and_huge_axis", zero_huge_npy)
+    write("fuzz_input_file", "U2_lone_surrogates", npy_of(surrogates))
+    write("fuzz_json_reader", "deep_200", b"[" * 200 + b"]" * 200)
+    write("fuzz_json_reader", "nul_after_value", b'{"a":1}\0{{{')
+    write("fuzz_ops_json", "nul_after_spec", b'{"op":"slice","starts":[1],"ends":[3]}\0garbage{{{')
+    write("fuzz_ops_json", "nul_in_string", b'{"op":"index","expr":"0\0"}')
+
+
 def main():
     for name, text in JSON_TEXTS.items():
         write("fuzz_json_reader", name, text)
+    hostile_seeds()
     for name, text in EXPRESSIONS.items():
         write("fuzz_expr", name, text)
     for name, text in JSON_OPS.items():

@@ -62,6 +62,10 @@ struct ArrayBytes {
     std::uint64_t inflated_size = 0;
     std::uint32_t crc32 = 0;
     std::uint64_t data_offset = 0;
+    // A stored .npz member: the whole member (its .npy header and data) in the file, whose
+    // CRC-32 must be crc32 before any of it is used. member_size 0: nothing to check.
+    std::uint64_t member_offset = 0;
+    std::uint64_t member_size = 0;
     bool operator==(const ArrayBytes& other) const = default;
 };
 
@@ -72,6 +76,9 @@ struct ArrayInFile {
     std::vector<std::int64_t> shape;
     bool fortran_order = false;
     ArrayBytes bytes;
+    // .npz: how many earlier members have this one's name. np.load reads the last of them
+    // (zipfile's name lookup), and so does tslice; --list says so.
+    std::uint32_t duplicates = 0;
 
     std::uint64_t data_bytes() const;  // elements * item size
 };
@@ -90,6 +97,12 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
 // matches none (the message lists the names there are, nearest to the key first), and
 // Error(Input) for a container that holds no array.
 const ArrayInFile& select_array(const std::vector<ArrayInFile>& arrays, const std::optional<std::string>& key);
+
+// A name (a member's, an array's, a key) for a message: quoted and escaped as Python's repr()
+// writes it ('a.npy', 'line\nbreak'), a byte that is not UTF-8 as '\udcff'.
+std::string quoted_name(std::string_view name);
+// An array for a message: "the .npz member 'x.npy'", "the tensor 'w'", "the array".
+std::string array_what(const ArrayInFile& array);
 
 // --list: one line per array, name, dtype and shape in aligned columns; --list --json: a JSON
 // array of {"name", "dtype", "shape"} (name null for a plain .npy).

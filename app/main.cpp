@@ -25,6 +25,7 @@
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/explain.hpp"
+#include "tslice/gguf.hpp"
 #include "tslice/expr.hpp"
 #include "tslice/npy.hpp"
 #include "tslice/ops.hpp"
@@ -224,7 +225,12 @@ int run(const Options& options) {
         return tslice::list_arrays(input.data(), input.size(), input.complete());
     });
     if (options.list && !options.key) {
-        write_stdout(tslice::format_array_list(arrays, options.json));
+        std::string list = tslice::format_array_list(arrays, options.json);
+        // A GGUF's metadata comes with its tensors: {"arrays": [...], "metadata": {...}}.
+        if (options.json && tslice::detect_format(input.data(), input.size()) == tslice::ContainerFormat::Gguf)
+            list = "{\"arrays\": " + list.substr(0, list.size() - 1) +
+                   ", \"metadata\": " + tslice::gguf_metadata_json(input.data(), input.size()) + "}\n";
+        write_stdout(list);
         return 0;
     }
     const tslice::ArrayInFile& array =
@@ -252,7 +258,9 @@ int run(const Options& options) {
         return 0;
     }
 
-    const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
+    const std::string what = !array.name ? "the array"
+                             : array.member.empty() ? "the array '" + *array.name + "'"
+                                                    : "the .npz member '" + array.member + "'";
     const tslice::ArrayData data =
         open_input(options.input, [&](const std::string&) { return tslice::ArrayData::open(input, array, what); });
     const tslice::Result result = tslice::apply_pipeline(pipeline, data.data(), data.view());

@@ -129,7 +129,8 @@ public:
     static ArrayData open(const InputBytes& input, const ArrayInFile& array, const std::string& what);
 
     const std::byte* data() const { return data_; }
-    // The whole array as a view over data(): C or Fortran strides as its header says.
+    // The whole array as a view over data(): C or Fortran strides as its header says, or the
+    // strides of a strided tensor.
     View view() const;
     // Offsets from data(), as Mapping::release (nothing for an array inflated into memory).
     void release(std::int64_t begin, std::int64_t end) const;
@@ -149,6 +150,7 @@ private:
     std::vector<std::int64_t> shape_;
     std::size_t itemsize_ = 0;
     bool fortran_order_ = false;
+    std::vector<std::int64_t> strides_;  // elements; empty for C or Fortran order
 };
 
 }  // namespace tslice

@@ -34,7 +34,7 @@ using Kind = pickle::Node::Kind;
 // How deep containers may nest, and how many containers and leaves a walk visits: a pickle
 // may share one list between many places (each level doubling the paths), or hold itself.
 constexpr int kMaxDepth = 200;
-constexpr std::size_t kMaxVisits = 10'000'000;
+constexpr std::size_t kMaxVisits = 2'000'000;
 
 // A storage type's element type: the legacy torch.*Storage names torch.save writes, and
 // torch dtype names (torch.float8_e4m3fn) for the tensors whose storage is untyped.
@@ -200,12 +200,13 @@ public:
                     else if (key->kind == Kind::Int) name = std::to_string(key->integer);
                     else if (key->kind == Kind::Bool) name = key->integer ? "True" : "False";
                     else continue;  // a key with no plain name
-                    visit(node->items[i + 1], child(name), depth + 1);
+                    if (holds_tensors(node->items[i + 1])) visit(node->items[i + 1], child(name), depth + 1);
                 }
                 return;
             case Kind::List:
             case Kind::Tuple:
-                for (std::size_t i = 0; i < node->items.size(); ++i) visit(node->items[i], child(std::to_string(i)), depth + 1);
+                for (std::size_t i = 0; i < node->items.size(); ++i)
+                    if (holds_tensors(node->items[i])) visit(node->items[i], child(std::to_string(i)), depth + 1);
                 return;
             default:
                 return;
@@ -213,6 +214,15 @@ public:
     }
 
 private:
+    // Whether a value may be or hold a tensor: the others are passed by without a path.
+    bool holds_tensors(const Node* node) {
+        if (node->kind == Kind::Extern || node->kind == Kind::Dict || node->kind == Kind::List ||
+            node->kind == Kind::Tuple)
+            return true;
+        ++visits_;
+        return false;
+    }
+
     std::vector<std::pair<std::string, std::size_t>>& out_;
     std::size_t visits_ = 0;
 };

@@ -70,12 +70,13 @@ void slice_file(const SliceRequest& request) {
 
     const OutputFormat format = request.format.value_or(output_format_for(request.output, std::nullopt));
     const bool text = format == OutputFormat::Json || format == OutputFormat::Csv;
-    const std::string name = array.name && request.key ? *array.name : "arr_0";
-    const OutputFraming framing = text ? OutputFraming{} : output_framing(format, type, pipeline.output_shape(), name);
-
     const std::string what = !array.name ? "the array"
                              : array.member.empty() ? "the array '" + *array.name + "'"
                                                     : "the .npz member '" + array.member + "'";
+    require_sliceable(array, what);
+    const std::string name = array.name && request.key ? *array.name : "arr_0";
+    const OutputFraming framing = text ? OutputFraming{} : output_framing(format, type, pipeline.output_shape(), name);
+
     const ArrayData data = reading([&] { return ArrayData::open(input, array, what); });
     const Result result = apply_pipeline(pipeline, data.data(), data.view());
     // The view's offset table holds all the write needs of a gather now: its indices would

@@ -369,6 +369,13 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
 
 // -------------------------------------------------------------------------------------------------
 
+void require_sliceable(const ArrayInFile& array, const std::string& what) {
+    if (!array.quantized.empty())
+        throw Error(ErrorKind::Usage, what + " is of the quantized ggml type " + array.quantized +
+                                          ", which tslice lists but does not slice as it is; --astype f4 dequantizes " +
+                                          "Q8_0, Q4_0, Q4_1, Q5_0 and Q5_1");
+}
+
 ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, const std::string& what) {
     ArrayData out;
     out.what_ = what;
@@ -376,10 +383,7 @@ ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, con
     out.itemsize_ = array.type.itemsize();
     out.fortran_order_ = array.fortran_order;
     out.strides_ = array.strides;
-    if (!array.quantized.empty())
-        throw Error(ErrorKind::Usage, what + " is of the quantized ggml type " + array.quantized +
-                                          ", which tslice lists but does not slice as it is; --astype f4 dequantizes " +
-                                          "Q8_0, Q4_0, Q4_1, Q5_0 and Q5_1");
+    require_sliceable(array, what);
     if (array.bytes.kind == ArrayBytes::Kind::Mapped) {
         out.mapping_ = &input.mapping();
         out.data_ = input.data() + array.bytes.offset;

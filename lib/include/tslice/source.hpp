@@ -120,6 +120,10 @@ private:
     bool complete_ = true;
 };
 
+// Error(Usage) for an array whose bytes cannot be sliced as they are (a quantized GGUF tensor),
+// naming it by `what`; ArrayData::open checks it, and a writer before it frames an output.
+void require_sliceable(const ArrayInFile& array, const std::string& what);
+
 // One array's element bytes, ready for the pipeline: in the input's mapping, or inflated.
 class ArrayData {
 public:

@@ -62,7 +62,7 @@ TEST_CASE("gguf: shapes are ne reversed; plain types are numpy's, quantized ones
     CHECK(q4k[0].bytes.size == 4 * 144);
     const std::string file = gguf({4}, 0, 16);
     CHECK(gguf_metadata_json(reinterpret_cast<const std::byte*>(file.data()), file.size()) ==
-          R"({"general.architecture":"llama"})");
+          R"({"general.architecture": "llama"})");
 }
 
 TEST_CASE("gguf: lies are input errors") {

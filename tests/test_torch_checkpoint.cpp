@@ -96,6 +96,17 @@ TEST_CASE("torch: byteorder big gives big-endian types; other objects are not li
     CHECK(arrays[0].type.dtype.type_string == ">f2");
 }
 
+TEST_CASE("torch: a key set twice keeps its first place and its last value") {
+    const auto arrays = arrays_of(checkpoint(dict({{"a", tensor("0", "IntStorage", 0, {1}, {1})},
+                                                   {"b", tensor("0", "IntStorage", 0, {1}, {1})},
+                                                   {"a", tensor("0", "IntStorage", 0, {2}, {1})}}),
+                                             {{"0", std::string(8, '\0')}}));
+    REQUIRE(arrays.size() == 2);
+    CHECK(*arrays[0].name == "a");
+    CHECK(arrays[0].shape == std::vector<std::int64_t>{2});
+    CHECK(*arrays[1].name == "b");
+}
+
 TEST_CASE("torch: a lying file is an input error naming what lies") {
     CHECK(input_error([] { arrays_of(checkpoint(dict({{"w", tensor("0", "FloatStorage", 4, {2, 3}, {3, 1})}}),
                                                    {{"0", floats(6)}})); })

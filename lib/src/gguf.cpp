@@ -296,7 +296,15 @@ Parsed parse(const std::byte* file, std::size_t size, bool with_metadata) {
 std::vector<ArrayInFile> list_gguf(const std::byte* file, std::size_t size) { return parse(file, size, false).arrays; }
 
 std::string gguf_metadata_json(const std::byte* file, std::size_t size) {
-    return parse(file, size, true).metadata.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    // Spaced as --list --json spaces its objects ("key": value, ...); values inside compact.
+    const auto text = [](const nlohmann::ordered_json& value) {
+        return value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    };
+    const Parsed parsed = parse(file, size, true);
+    std::string out = "{";
+    for (const auto& [key, value] : parsed.metadata.items())
+        out += (out.size() > 1 ? ", " : "") + text(key) + ": " + text(value);
+    return out + "}";
 }
 
 }  // namespace tslice

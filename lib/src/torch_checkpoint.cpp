@@ -16,6 +16,7 @@
 // listed.
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 
 #include "pickle.hpp"
 #include "tslice/container.hpp"
@@ -192,7 +193,10 @@ public:
             case Kind::Extern:
                 if (node->integer >= kTensorTag) out_.emplace_back(path, static_cast<std::size_t>(node->integer - kTensorTag));
                 return;
-            case Kind::Dict:
+            case Kind::Dict: {
+                // A key set twice keeps its first place and its last value, as in Python.
+                std::vector<std::pair<std::string, const Node*>> entries;
+                std::unordered_map<std::string, std::size_t> seen;
                 for (std::size_t i = 0; i + 1 < node->items.size(); i += 2) {
                     const Node* key = node->items[i];
                     std::string name;
@@ -200,9 +204,14 @@ public:
                     else if (key->kind == Kind::Int) name = std::to_string(key->integer);
                     else if (key->kind == Kind::Bool) name = key->integer ? "True" : "False";
                     else continue;  // a key with no plain name
-                    if (holds_tensors(node->items[i + 1])) visit(node->items[i + 1], child(name), depth + 1);
+                    const auto [at, fresh] = seen.emplace(name, entries.size());
+                    if (fresh) entries.emplace_back(std::move(name), node->items[i + 1]);
+                    else entries[at->second].second = node->items[i + 1];
                 }
+                for (const auto& [name, value] : entries)
+                    if (holds_tensors(value)) visit(value, child(name), depth + 1);
                 return;
+            }
             case Kind::List:
             case Kind::Tuple:
                 for (std::size_t i = 0; i < node->items.size(); ++i)

@@ -249,8 +249,8 @@ int run(const Options& options) {
         if (options.explain) {
             tslice::DType shown = array.type.dtype;
             if (!array.type.safetensors_only.empty()) shown.descr = shown.type_string = array.type.safetensors_only;
-            write_stdout((options.json ? tslice::explain_json(pipeline, shown, expr, array.fortran_order)
-                                       : tslice::explain(pipeline, shown, expr, array.fortran_order)) +
+            write_stdout((options.json ? tslice::explain_json(pipeline, shown, expr, array.fortran_order, array.strides)
+                                       : tslice::explain(pipeline, shown, expr, array.fortran_order, array.strides)) +
                          (options.json ? "\n" : ""));
         } else {
             write_stdout(shape_report(pipeline.output_shape(), type, options.json));

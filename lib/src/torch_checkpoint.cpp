@@ -16,6 +16,7 @@
 // listed.
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 #include <unordered_map>
 
 #include "pickle.hpp"
@@ -90,9 +91,12 @@ struct Tensor {
 
 struct Objects {
     std::vector<Storage> storages;
-    std::vector<Tensor> tensors;  // Extern tags: storages first (tag < 0 would be ambiguous)
+    std::unordered_map<std::string, std::size_t> storage_index;  // key and type name -> storages
+    std::vector<Tensor> tensors;
 };
 
+// An Extern node's tag: a storage's index, or kTensorTag plus a tensor's (the pickle makes
+// fewer than kMaxNodes of either).
 constexpr std::int64_t kTensorTag = std::int64_t{1} << 40;
 
 bool is_int(const Node* node) { return node->kind == Kind::Int; }
@@ -164,15 +168,11 @@ Node* persistent_load(pickle::Arena& arena, Objects& objects, Node* pid) {
     const TypeRow* type = find_type(a[1]->text);
     if (!type) return nullptr;  // a quantized storage: the tensor is opaque
     if (a[2]->kind != Kind::String) fail("a storage's key is not a string");
-    for (std::size_t i = 0; i < objects.storages.size(); ++i)
-        if (objects.storages[i].key == a[2]->text && objects.storages[i].type == type) {
-            Node* node = arena.make(Kind::Extern);
-            node->integer = static_cast<std::int64_t>(i);
-            return node;
-        }
+    // One storage, however many tensors view it (the same key, read as the same type).
+    const auto [at, fresh] = objects.storage_index.emplace(a[2]->text + '\n' + type->storage, objects.storages.size());
+    if (fresh) objects.storages.push_back({a[2]->text, type});
     Node* node = arena.make(Kind::Extern);
-    node->integer = static_cast<std::int64_t>(objects.storages.size());
-    objects.storages.push_back({a[2]->text, type});
+    node->integer = static_cast<std::int64_t>(at->second);
     return node;
 }
 
@@ -279,10 +279,11 @@ std::vector<ArrayInFile> list_torch(const std::byte* file, std::size_t size) {
     }
     if (!pickle_entry) fail("the zip archive has no ARCHIVE/data.pkl: not a torch.save checkpoint");
     const std::string prefix = pickle_entry->name.substr(0, pickle_entry->name.size() - 8);  // "ARCHIVE/"
+    std::unordered_map<std::string_view, const zip::Entry*> by_name;
+    for (const zip::Entry& entry : entries) by_name.emplace(entry.name, &entry);
     const auto member = [&](const std::string& name) -> const zip::Entry* {
-        for (const zip::Entry& entry : entries)
-            if (entry.name == prefix + name) return &entry;
-        return nullptr;
+        const auto found = by_name.find(prefix + name);
+        return found == by_name.end() ? nullptr : found->second;
     };
     bool big_endian = false;
     if (const zip::Entry* order = member("byteorder")) {

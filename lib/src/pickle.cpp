@@ -12,12 +12,13 @@
 namespace tslice::pickle {
 
 Node* Arena::make(Node::Kind kind) {
-    if (nodes_.size() >= kMaxNodes)
+    if (size_ >= kMaxNodes)
         throw Error(ErrorKind::Input, "the pickle makes more than " + std::to_string(kMaxNodes) +
                                           " objects; tslice stops there (an enormous or hostile pickle)");
-    nodes_.emplace_back();
-    nodes_.back().kind = kind;
-    return &nodes_.back();
+    if (size_ % kChunk == 0) chunks_.push_back(std::make_unique<Node[]>(kChunk));
+    Node* node = &chunks_.back()[size_++ % kChunk];
+    node->kind = kind;
+    return node;
 }
 
 namespace {
@@ -118,11 +119,29 @@ private:
         if (n > 0 && n < 8 && (std::to_integer<unsigned>(b[n - 1]) & 0x80)) value |= ~std::uint64_t{0} << (8 * n);
         return integer(static_cast<std::int64_t>(value));
     }
-    void memo_put(std::uint64_t index) { memo_[index] = top(); }
+    // Picklers number memo entries 0, 1, 2, ...: a vector while they do, a map past that.
+    // MEMOIZE numbers an entry by how many there are, as Python's len(memo).
+    void memo_put(std::uint64_t index) {
+        Node* value = top();
+        if (index < memo_.size() + kMemoSlack) {
+            if (index >= memo_.size()) memo_.resize(index + 1, nullptr);
+            memo_count_ += memo_[index] == nullptr;
+            memo_[index] = value;
+        } else {
+            Node*& slot = far_memo_[index];
+            memo_count_ += slot == nullptr;
+            slot = value;
+        }
+    }
     void memo_get(std::uint64_t index) {
-        const auto found = memo_.find(index);
-        if (found == memo_.end()) fail("a memo entry is read before it is written");
-        push(found->second);
+        Node* found = nullptr;
+        if (index < memo_.size()) {
+            found = memo_[index];
+        } else if (const auto far = far_memo_.find(index); far != far_memo_.end()) {
+            found = far->second;
+        }
+        if (!found) fail("a memo entry is read before it is written");
+        push(found);
     }
     Node* call(Node* callable, Node* args) {
         if (args->kind != Kind::Tuple) fail("a call's arguments are not a tuple");
@@ -226,7 +245,7 @@ private:
             case 'u': { std::vector<Node*> items = pop_mark(); set_items(top(), items); return; }
             case 'q': memo_put(u(1)); return;
             case 'r': memo_put(u(4)); return;
-            case 0x94: memo_put(memo_.size()); return;  // MEMOIZE
+            case 0x94: memo_put(memo_count_); return;  // MEMOIZE
             case 'h': memo_get(u(1)); return;
             case 'j': memo_get(u(4)); return;
             case 'Q': {  // BINPERSID
@@ -254,7 +273,10 @@ private:
     const Hooks& hooks_;
     std::vector<Node*> stack_;
     std::vector<std::size_t> marks_;
-    std::unordered_map<std::uint64_t, Node*> memo_;
+    static constexpr std::uint64_t kMemoSlack = 1024;
+    std::vector<Node*> memo_;
+    std::unordered_map<std::uint64_t, Node*> far_memo_;
+    std::uint64_t memo_count_ = 0;
 };
 
 }  // namespace

@@ -11,7 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <functional>
 #include <string>
 #include <vector>
@@ -36,10 +36,14 @@ struct Node {
 class Arena {
 public:
     Node* make(Node::Kind kind);
-    std::size_t size() const { return nodes_.size(); }
+    std::size_t size() const { return size_; }
 
 private:
-    std::deque<Node> nodes_;
+    // Nodes in chunks of kChunk, allocated as needed: a checkpoint of thousands of tensors
+    // makes hundreds of thousands of nodes, one allocation each would be most of --list.
+    static constexpr std::size_t kChunk = 4096;
+    std::vector<std::unique_ptr<Node[]>> chunks_;
+    std::size_t size_ = 0;
 };
 
 struct Hooks {

@@ -133,3 +133,15 @@ TEST_CASE("pickle: more objects than the bound is an error, not memory") {
     CHECK(input_error([&] { pickle::load(reinterpret_cast<const std::byte*>(many.data()), many.size(), arena, {}); })
               .find("more than") != std::string::npos);
 }
+
+TEST_CASE("pickle: memo entries by BINPUT near and far, and by MEMOIZE in order") {
+    // [1, 2, 1, 2]: 1 put at 0 and got back; 2 memoized (index 1) and got back; 3 put at
+    // 2**31, far past the vector, and got back.
+    const std::string bytes = std::string("\x80\x04](K\x01q\x00K\x02\x94h\x00h\x01K\x03r\x00\x00\x00\x80j\x00\x00\x00\x80" "e.", 29);
+    pickle::Arena arena;
+    const pickle::Node* list = pickle::load(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size(), arena, {});
+    REQUIRE(list->kind == pickle::Node::Kind::List);
+    std::vector<std::int64_t> values;
+    for (const pickle::Node* item : list->items) values.push_back(item->integer);
+    CHECK(values == std::vector<std::int64_t>{1, 2, 1, 2, 3, 3});
+}

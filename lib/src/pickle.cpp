@@ -123,7 +123,9 @@ private:
     // MEMOIZE numbers an entry by how many there are, as Python's len(memo).
     void memo_put(std::uint64_t index) {
         Node* value = top();
-        if (index < memo_.size() + kMemoSlack) {
+        // The vector stays within twice the entries there are: indices that skip far ahead
+        // (a hostile pickle's) go to the map instead of growing it.
+        if (index < memo_.size() || index < 2 * memo_count_ + kMemoSlack) {
             if (index >= memo_.size()) memo_.resize(index + 1, nullptr);
             memo_count_ += memo_[index] == nullptr;
             memo_[index] = value;

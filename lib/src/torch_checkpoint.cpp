@@ -255,13 +255,17 @@ constexpr unsigned char kLegacyTorchMagic[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xf
 bool looks_like_torch(const std::byte* bytes, std::size_t size) {
     if (size >= sizeof kLegacyTorchMagic && std::memcmp(bytes, kLegacyTorchMagic, sizeof kLegacyTorchMagic) == 0)
         return true;
-    // torch.save writes ARCHIVE/data.pkl first: the first local header names it.
+    // torch.save writes ARCHIVE/data.pkl first, torch.jit.save ARCHIVE/data/0: the first local
+    // header names it.
     if (size < 30 || std::memcmp(bytes, "PK\x03\x04", 4) != 0) return false;
     const std::size_t name_length = std::to_integer<std::size_t>(bytes[26]) | std::to_integer<std::size_t>(bytes[27]) << 8;
     if (name_length > size - 30) return false;
     const std::string name(reinterpret_cast<const char*>(bytes + 30), name_length);
     const std::size_t slash = name.find('/');
-    return slash != std::string::npos && name.compare(slash, std::string::npos, "/data.pkl") == 0;
+    if (slash == std::string::npos || slash == 0) return false;
+    const std::string rest = name.substr(slash + 1);
+    return rest == "data.pkl" ||
+           (rest.rfind("data/", 0) == 0 && rest.size() > 5 && rest.find_first_not_of("0123456789", 5) == std::string::npos);
 }
 
 std::vector<ArrayInFile> list_torch(const std::byte* file, std::size_t size) {
@@ -279,6 +283,10 @@ std::vector<ArrayInFile> list_torch(const std::byte* file, std::size_t size) {
     }
     if (!pickle_entry) fail("the zip archive has no ARCHIVE/data.pkl: not a torch.save checkpoint");
     const std::string prefix = pickle_entry->name.substr(0, pickle_entry->name.size() - 8);  // "ARCHIVE/"
+    for (const zip::Entry& entry : entries)
+        if (entry.name == prefix + "constants.pkl" || entry.name.rfind(prefix + "code/", 0) == 0)
+            fail("this is a TorchScript archive (torch.jit.save), which tslice does not read: its tensors are inside "
+                 "a scripted module; save them with torch.save(torch.jit.load(PATH).state_dict(), NEW_PATH)");
     std::unordered_map<std::string_view, const zip::Entry*> by_name;
     for (const zip::Entry& entry : entries) by_name.emplace(entry.name, &entry);
     const auto member = [&](const std::string& name) -> const zip::Entry* {

@@ -19,7 +19,8 @@ For each file:
 And the files tslice must refuse, each exit 1 with one line and no trace: a legacy save
 (_use_new_zipfile_serialization=False), a pickle whose reduce would run os.system (listed
 without it, and the command never runs), a list holding itself, one list shared 2**40 ways,
-a truncated file and a tensor whose offset reaches past its storage.
+a truncated file, a tensor whose offset reaches past its storage, and a TorchScript archive
+(torch.jit.save).
 """
 import io
 import json
@@ -232,7 +233,8 @@ def refusals(tslice, directory, failures):
     shared = [torch.ones(1)]
     for _ in range(40):
         shared = [shared, shared]
-    cases = {"legacy.pt": b"legacy", "loop.pt": b"nest deeper", "shared.pt": b"shared over and over",
+    torch.jit.save(torch.jit.script(nn.Linear(2, 3)), os.path.join(directory, "script.pt"))
+    cases = {"legacy.pt": b"legacy", "script.pt": b"TorchScript", "loop.pt": b"nest deeper", "shared.pt": b"shared over and over",
              "truncated.pt": b"", "offset.pt": b"reaches past its storage"}
     torch.save(looped, os.path.join(directory, "loop.pt"))
     torch.save(shared, os.path.join(directory, "shared.pt"))

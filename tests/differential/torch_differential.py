@@ -7,7 +7,7 @@ The files are written by torch.save: state_dicts of real modules (nn.Linear, nn.
 nn.Sequential with a BatchNorm), nested objects (dicts in lists in dicts, tuples, int keys,
 non-tensor leaves), views of shared storages (transposed, sliced, permuted, expanded with a
 zero stride, the same tensor twice, a Parameter), every dtype torch has that tslice reads,
-and the same checkpoint rewritten big-endian (byteorder "big", every storage byte-swapped).
+the views saved with pickle protocols 4 and 5, and the same checkpoint rewritten big-endian (byteorder "big", every storage byte-swapped).
 For each file:
 
   - --list --json names exactly the tensors torch.load finds, by path, with numpy's dtype
@@ -268,6 +268,12 @@ def main():
         files = checkpoints()
         for name, obj in files.items():
             torch.save(obj, os.path.join(directory, name))
+        # The opcodes of later protocols (FRAME, MEMOIZE, STACK_GLOBAL, ...), as
+        # torch.save(pickle_protocol=N) writes them.
+        for protocol in (4, 5):
+            name = f"views_protocol{protocol}.pt"
+            torch.save(files["views.pt"], os.path.join(directory, name), pickle_protocol=protocol)
+            files[name] = files["views.pt"]
         big = os.path.join(directory, "big_endian.pt")
         big_endian_copy(os.path.join(directory, "views.pt"), big)
         files["big_endian.pt"] = torch.load(os.path.join(directory, "views.pt"))

@@ -96,3 +96,23 @@ TEST_CASE("ggml: Q8_0 and Q5_0 blocks decoded as ggml's reference does") {
               ggml_dequantize(*ggml_type_named("Q6_K"), reinterpret_cast<const std::byte*>(q5.data()), 0, out.data());
           }).find("Q6_K") != std::string::npos);
 }
+
+TEST_CASE("gguf: a bool byte other than 0 or 1 is true, in the metadata as in the skipped arrays") {
+    // The metadata of a file whose tensors list must read too (fuzz_gguf found one where a
+    // bool array's 12 was skipped by the listing and refused by the metadata).
+    std::string file = "GGUF";
+    le(file, 3, 4);
+    le(file, 0, 8);
+    le(file, 2, 8);
+    file += str("flag");
+    le(file, 7, 4);
+    file += '\x0c';
+    file += str("flags");
+    le(file, 9, 4);
+    le(file, 7, 4);
+    le(file, 2, 8);
+    file += std::string("\x00\x02", 2);
+    CHECK(arrays_of(file).empty());
+    CHECK(gguf_metadata_json(reinterpret_cast<const std::byte*>(file.data()), file.size()) ==
+          R"({"flag": true, "flags": [false,true]})");
+}

@@ -81,9 +81,10 @@ public:
                 return;
             }
             case 7: {
-                const std::uint64_t b = u(1, "a value");
-                if (b > 1) fail("GGUF metadata '" + excerpt(key) + "': a bool of value " + std::to_string(b));
-                if (out) *out = b == 1;
+                // Any byte but 0 is true, as ggml reads it: arrays of bools are skipped
+                // without looking at them, so no value may be an error.
+                const bool b = u(1, "a value") != 0;
+                if (out) *out = b;
                 return;
             }
             case 8: {

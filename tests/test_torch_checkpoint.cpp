@@ -145,3 +145,12 @@ TEST_CASE("pickle: memo entries by BINPUT near and far, and by MEMOIZE in order"
     for (const pickle::Node* item : list->items) values.push_back(item->integer);
     CHECK(values == std::vector<std::int64_t>{1, 2, 1, 2, 3, 3});
 }
+
+TEST_CASE("torch: a chain of subclass rebuilds inside each other is an opaque leaf, not a deep recursion") {
+    // _rebuild_from_type_v2(G, None, (G, None, (G, None, ...))), 200000 deep.
+    std::string pickle = global("torch._tensor", "_rebuild_from_type_v2") + "q\x00" "0)";
+    const std::string put = std::string("r\x01\x00\x00\x00", 5), get = std::string("j\x01\x00\x00\x00", 5);
+    for (int i = 0; i < 200000; ++i) pickle += put + "0" + std::string("h\x00N", 3) + get + "\x87";
+    pickle += put + "0" + std::string("h\x00", 2) + get + "R";
+    CHECK(arrays_of(checkpoint(pickle, {})).empty());
+}

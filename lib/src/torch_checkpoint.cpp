@@ -136,8 +136,10 @@ Node* make_tensor(pickle::Arena& arena, Objects& objects, Node* storage, Node* o
     return node;
 }
 
-// The calls torch.save writes for tensors; nullptr (an opaque leaf) for any other.
-Node* call(pickle::Arena& arena, Objects& objects, const std::string& global, Node* args) {
+// The calls torch.save writes for tensors; nullptr (an opaque leaf) for any other. `depth`
+// counts rebuilds of subclasses inside each other: one is what torch writes, and a hostile
+// chain of them must not run the stack out.
+Node* call(pickle::Arena& arena, Objects& objects, const std::string& global, Node* args, int depth = 0) {
     const std::vector<Node*>& a = args->items;
     if (global == "torch._utils._rebuild_tensor_v2" || global == "torch._utils._rebuild_tensor") {
         if (a.size() < 4) fail(global + " with " + std::to_string(a.size()) + " arguments (at least 4)");
@@ -154,8 +156,8 @@ Node* call(pickle::Arena& arena, Objects& objects, const std::string& global, No
         return !a.empty() && a[0]->kind == Kind::Extern ? a[0] : nullptr;
     // A tensor subclass: FUNC(*ARGS) rebuilds the plain tensor, whose type is then changed.
     if (global == "torch._tensor._rebuild_from_type_v2" || global == "torch._tensor._rebuild_from_type") {
-        if (a.size() < 3 || a[0]->kind != Kind::Global || a[2]->kind != Kind::Tuple) return nullptr;
-        return call(arena, objects, a[0]->text, a[2]);
+        if (a.size() < 3 || a[0]->kind != Kind::Global || a[2]->kind != Kind::Tuple || depth >= 4) return nullptr;
+        return call(arena, objects, a[0]->text, a[2], depth + 1);
     }
     return nullptr;
 }

@@ -148,7 +148,7 @@ TEST_CASE("pickle: memo entries by BINPUT near and far, and by MEMOIZE in order"
 
 TEST_CASE("torch: a chain of subclass rebuilds inside each other is an opaque leaf, not a deep recursion") {
     // _rebuild_from_type_v2(G, None, (G, None, (G, None, ...))), 200000 deep.
-    std::string pickle = global("torch._tensor", "_rebuild_from_type_v2") + "q\x00" "0)";
+    std::string pickle = global("torch._tensor", "_rebuild_from_type_v2") + std::string("q\x00" "0)", 4);
     const std::string put = std::string("r\x01\x00\x00\x00", 5), get = std::string("j\x01\x00\x00\x00", 5);
     for (int i = 0; i < 200000; ++i) pickle += put + "0" + std::string("h\x00N", 3) + get + "\x87";
     pickle += put + "0" + std::string("h\x00", 2) + get + "R";

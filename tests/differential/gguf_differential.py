@@ -17,7 +17,8 @@ Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q6_K), of rank 1 to 4, and checks:
     through -o x.safetensors, as raw words);
   - --shape of a quantized tensor works, and slicing it is exit 2 naming its type and --astype;
   - the library's dequantization (tests/tools/ggml_dequantize) of random blocks of Q8_0, Q4_0,
-    Q4_1, Q5_0 and Q5_1 equals the reference bit for bit, and of Q4_K is exit 2 naming it;
+    Q4_1, Q5_0 and Q5_1 equals the reference bit for bit, every f16 scale (all 65536 bit
+    patterns) converts as numpy converts it, and Q4_K is exit 2 naming it;
   - files cut short, with counts of 2**60, bad alignments or offsets past the end are exit 1
     with one line.
 """
@@ -176,6 +177,18 @@ def check_dequantize(tool, rng):
                 bad = np.nonzero(got.view(np.uint32) != want.view(np.uint32))[0][:5] if got.shape == want.shape else []
                 failures.append(("dequantize", f"{type_name} x{count}: exit {done.returncode}, first differences at "
                                                f"{list(bad)}: {got[bad] if len(bad) else got.shape} vs {want[bad] if len(bad) else want.shape}"))
+    # Every f16 scale: Q8_0 blocks with d running through all 65536 bit patterns and qs[0] = 1
+    # decode to d itself (NaNs compared as NaNs).
+    scales = np.arange(65536, dtype=np.uint32).astype("<u2")
+    blocks = np.zeros((65536, 34), dtype=np.uint8)
+    blocks[:, 0:2] = scales.view(np.uint8).reshape(-1, 2)
+    blocks[:, 2] = 1
+    done = run([tool, "Q8_0"], blocks.tobytes())
+    got = np.frombuffer(done.stdout, dtype=np.float32).reshape(65536, 32)[:, 0] if done.returncode == 0 else None
+    want = scales.view("<f2").astype(np.float32)
+    if got is None or not np.array_equal(got, want, equal_nan=True):
+        bad = [] if got is None else np.nonzero(~((got == want) | (np.isnan(got) & np.isnan(want))))[0][:5]
+        failures.append(("dequantize", f"f16 scales: exit {done.returncode}, first wrong patterns {[hex(b) for b in bad]}"))
     refused = run([tool, "Q4_K"], bytes(144))
     if refused.returncode != 2 or b"Q4_K" not in refused.stderr:
         failures.append(("dequantize", f"Q4_K: exit {refused.returncode} {refused.stderr!r}"))

@@ -116,3 +116,17 @@ TEST_CASE("gguf: a bool byte other than 0 or 1 is true, in the metadata as in th
     CHECK(gguf_metadata_json(reinterpret_cast<const std::byte*>(file.data()), file.size()) ==
           R"({"flag": true, "flags": [false,true]})");
 }
+
+TEST_CASE("gguf: a general.alignment that is a string of bytes that are not UTF-8 is named, not thrown about") {
+    // fuzz_gguf found the message's JSON text of the value throwing (nlohmann refuses to dump
+    // invalid UTF-8 unless told to replace it).
+    std::string file = "GGUF";
+    le(file, 3, 4);
+    le(file, 0, 8);
+    le(file, 1, 8);
+    file += str("general.alignment");
+    le(file, 8, 4);
+    file += str("\xff\xfe");
+    CHECK(input_error([&] { arrays_of(file); }).find("general.alignment is \"\xef\xbf\xbd\xef\xbf\xbd\"") !=
+          std::string::npos);
+}

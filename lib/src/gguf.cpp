@@ -36,6 +36,11 @@ constexpr int kMaxArrayDepth = 8;
 
 std::string excerpt(const std::string& text) { return text.size() <= 80 ? text : text.substr(0, 80) + "..."; }
 
+// A value as JSON text; strings from the file need not be UTF-8: bad bytes are replaced.
+std::string json_text(const nlohmann::ordered_json& value) {
+    return value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 class Reader {
 public:
     Reader(const std::byte* file, std::size_t size) : p_(file), size_(size) {}
@@ -203,7 +208,7 @@ Parsed parse(const std::byte* file, std::size_t size, bool with_metadata) {
             reader.value(type, &value, key);
             if (!value.is_number_unsigned() || value.get<std::uint64_t>() == 0 ||
                 (value.get<std::uint64_t>() & (value.get<std::uint64_t>() - 1)) != 0 || value.get<std::uint64_t>() > (1u << 30))
-                fail("the GGUF metadata's general.alignment is " + excerpt(value.dump()) +
+                fail("the GGUF metadata's general.alignment is " + excerpt(json_text(value)) +
                      "; it must be a power of two (default 32)");
             alignment = value.get<std::uint64_t>();
             if (with_metadata) parsed.metadata[key] = value;
@@ -298,9 +303,7 @@ std::vector<ArrayInFile> list_gguf(const std::byte* file, std::size_t size) { re
 
 std::string gguf_metadata_json(const std::byte* file, std::size_t size) {
     // Spaced as --list --json spaces its objects ("key": value, ...); values inside compact.
-    const auto text = [](const nlohmann::ordered_json& value) {
-        return value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-    };
+    const auto text = [](const nlohmann::ordered_json& value) { return json_text(value); };
     const Parsed parsed = parse(file, size, true);
     std::string out = "{";
     for (const auto& [key, value] : parsed.metadata.items())

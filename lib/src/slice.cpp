@@ -73,7 +73,7 @@ void slice_file(const SliceRequest& request) {
     const std::string what = !array.name ? "the array"
                              : array.member.empty() ? "the array '" + *array.name + "'"
                                                     : "the .npz member '" + array.member + "'";
-    require_sliceable(array, what);
+    reading([&] { require_sliceable(array, what); });
     const std::string name = array.name && request.key ? *array.name : "arr_0";
     const OutputFraming framing = text ? OutputFraming{} : output_framing(format, type, pipeline.output_shape(), name);
 

@@ -26,6 +26,7 @@
 #include "tslice/error.hpp"
 #include "tslice/explain.hpp"
 #include "tslice/expr.hpp"
+#include "tslice/gguf.hpp"
 #include "tslice/npy.hpp"
 #include "tslice/ops.hpp"
 #include "tslice/parallel.hpp"
@@ -224,7 +225,12 @@ int run(const Options& options) {
         return tslice::list_arrays(input.data(), input.size(), input.complete());
     });
     if (options.list && !options.key) {
-        write_stdout(tslice::format_array_list(arrays, options.json));
+        std::string list = tslice::format_array_list(arrays, options.json);
+        // A GGUF's metadata comes with its tensors: {"arrays": [...], "metadata": {...}}.
+        if (options.json && tslice::detect_format(input.data(), input.size()) == tslice::ContainerFormat::Gguf)
+            list = "{\"arrays\": " + list.substr(0, list.size() - 1) +
+                   ", \"metadata\": " + tslice::gguf_metadata_json(input.data(), input.size()) + "}\n";
+        write_stdout(list);
         return 0;
     }
     const tslice::ArrayInFile& array =
@@ -243,8 +249,8 @@ int run(const Options& options) {
         if (options.explain) {
             tslice::DType shown = array.type.dtype;
             if (!array.type.safetensors_only.empty()) shown.descr = shown.type_string = array.type.safetensors_only;
-            write_stdout((options.json ? tslice::explain_json(pipeline, shown, expr, array.fortran_order)
-                                       : tslice::explain(pipeline, shown, expr, array.fortran_order)) +
+            write_stdout((options.json ? tslice::explain_json(pipeline, shown, expr, array.fortran_order, array.strides)
+                                       : tslice::explain(pipeline, shown, expr, array.fortran_order, array.strides)) +
                          (options.json ? "\n" : ""));
         } else {
             write_stdout(shape_report(pipeline.output_shape(), type, options.json));

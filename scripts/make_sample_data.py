@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the small sample .npy, .npz and .safetensors files in data/, each named by what it
+"""Writes the small sample .npy, .npz, .safetensors, torch.save and GGUF files in data/, each named by what it
 exercises.
 
 Run with an interpreter that has numpy (on Debian: /usr/bin/python3). The content is fixed
@@ -49,6 +49,33 @@ def containers(out_dir, root):
     print(f"{path}: scale (2, 2) BF16, weight {weight.shape} F32")
 
 
+def model_files(out_dir, root):
+    """A torch.save checkpoint of views that share storages (when torch is installed), and a
+    small GGUF from the tests' writer: a few metadata entries, F32, F16 and Q8_0 tensors."""
+    sys.path.insert(0, os.path.join(root, "tests", "differential"))
+    import gguf_writer as gw
+    try:
+        import torch
+    except ImportError:
+        print("torch is not installed: data/views.pt is left as it is")
+    else:
+        base = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+        path = os.path.join(out_dir, "views.pt")
+        torch.save({"model": {"weight": base, "weight_t": base.t(), "bias": torch.tensor([1, -1, 2])},
+                    "every_other": base[:, ::2], "epoch": 3}, path)
+        print(f"{path}: model.weight (3, 4), model.weight_t (4, 3) and every_other (3, 2) of one storage")
+    # Q8_0: one block a row, d = 0.5 (f16 0x3800), qs = -16 .. 15 and 15 .. -16
+    q8 = b"".join(b"\x00\x38" + np.arange(-16, 16, dtype=np.int8)[::sign].tobytes() for sign in (1, -1))
+    meta = [("general.architecture", gw.STRING, "llama"), ("general.name", gw.STRING, "tiny"),
+            ("llama.block_count", gw.U32, 1), ("tokenizer.ggml.tokens", gw.ARRAY, (gw.STRING, ["<s>", "a", "b"]))]
+    tensors = [("token_embd.weight", "F16", [3, 4], (np.arange(12, dtype="<f2") / 2).tobytes()),
+               ("output_norm.weight", "F32", [4], np.array([1, 0.5, 0.25, 2], dtype="<f4").tobytes()),
+               ("blk.0.attn_q.weight", "Q8_0", [2, 32], q8)]
+    path = os.path.join(out_dir, "tiny.gguf")
+    gw.write(path, meta, tensors)
+    print(f"{path}: token_embd.weight (3, 4) F16, output_norm.weight (4,) F32, blk.0.attn_q.weight (2, 32) Q8_0")
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out_dir = os.path.join(root, "data")
@@ -58,6 +85,7 @@ def main():
         np.save(path, array)
         print(f"{path}: shape {array.shape}, dtype {array.dtype.str if array.dtype.names is None else array.dtype.descr}")
     containers(out_dir, root)
+    model_files(out_dir, root)
     return 0
 
 

@@ -26,7 +26,7 @@ tslice_install_missing() {
     for option in "$@"; do
         case "$option" in
             # and what the install, man page, completion and package tests run
-            --test) packages+=(python3 python3-numpy groff bash-completion zsh fish dpkg-dev file) ;;
+            --test) packages+=(python3 python3-numpy python3-torch groff bash-completion zsh fish dpkg-dev file) ;;
             --checks) packages+=(valgrind clang libclang-rt-dev strace) ;;
         esac
     done

@@ -67,6 +67,8 @@ ContainerFormat detect_format(const std::byte* bytes, std::size_t size) {
         return size >= length && std::memcmp(bytes, magic, length) == 0;
     };
     if (starts("\x93NUMPY", 6)) return ContainerFormat::Npy;
+    if (starts("GGUF", 4)) return ContainerFormat::Gguf;
+    if (looks_like_torch(bytes, size)) return ContainerFormat::Torch;
     // A local header, or the end record of an empty archive (np.savez with no arrays).
     if (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4)) return ContainerFormat::Npz;
     // A header length, then the JSON object; the reference refuses any other first byte.
@@ -80,6 +82,10 @@ std::vector<ArrayInFile> list_arrays(const std::byte* file, std::size_t size, bo
             return list_npz(file, size);
         case ContainerFormat::Safetensors:
             return list_safetensors(file, size);
+        case ContainerFormat::Torch:
+            return list_torch(file, size);
+        case ContainerFormat::Gguf:
+            return list_gguf(file, size);
         case ContainerFormat::Npy:
             break;
     }

@@ -223,8 +223,11 @@ namespace {
 // The result's layout over the input, as apply_pipeline makes it (a gather of a gathered
 // result reads a contiguous copy of it), and how copy_view will copy it. Gathers contribute
 // their layout only: a dry run builds no offset table.
-std::string copy_description(const Pipeline& pipeline, std::size_t itemsize, bool fortran_order) {
+std::string copy_description(const Pipeline& pipeline, std::size_t itemsize, bool fortran_order,
+                             const std::vector<std::int64_t>& strides) {
     View view = View::contiguous(pipeline.input_shape, itemsize, fortran_order);
+    if (strides.size() == view.rank())
+        for (std::size_t k = 0; k < strides.size(); ++k) view.byte_strides[k] = strides[k] * static_cast<std::int64_t>(itemsize);
     for (const auto& step : pipeline.steps) {
         if (const auto* slice = std::get_if<SlicePlan>(&step.plan)) {
             view = apply_plan(*slice, view);
@@ -266,7 +269,7 @@ const DType& result_dtype(const Pipeline& pipeline, const DType& shown) {
 }  // namespace
 
 std::string explain(const Pipeline& pipeline, const DType& dtype, const std::optional<IndexExpr>& expr,
-                    bool fortran_order) {
+                    bool fortran_order, const std::vector<std::int64_t>& strides) {
     std::string text = "input: shape " + format_shape(pipeline.input_shape) + ", dtype " + dtype_text(dtype) + "\n";
     for (const auto& step : pipeline.steps) {
         text += "\n" + step.label + "\n";
@@ -279,7 +282,7 @@ std::string explain(const Pipeline& pipeline, const DType& dtype, const std::opt
     }
     text += "\nresult: shape " + format_shape(pipeline.output_shape()) + ", dtype " +
             dtype_text(result_dtype(pipeline, dtype)) + "\n";
-    text += "copy: " + copy_description(pipeline, dtype.itemsize, fortran_order) + "\n";
+    text += "copy: " + copy_description(pipeline, dtype.itemsize, fortran_order, strides) + "\n";
     if (!expr) return text;
     const Equivalents equivalent = equivalents(pipeline, *expr);
     text += "\nas strided_slice: " + equivalent.strided_slice.value_or(equivalent.strided_slice_none) + "\n";
@@ -405,7 +408,7 @@ std::string shape_json(const std::vector<std::int64_t>& shape, const DType& dtyp
 }
 
 std::string explain_json(const Pipeline& pipeline, const DType& dtype, const std::optional<IndexExpr>& expr,
-                         bool fortran_order) {
+                         bool fortran_order, const std::vector<std::int64_t>& strides) {
     Json out;
     out["input"] = {{"shape", pipeline.input_shape}, {"dtype", dtype_text(dtype)},
                     {"fortran_order", fortran_order}};
@@ -416,7 +419,7 @@ std::string explain_json(const Pipeline& pipeline, const DType& dtype, const std
     out["result"] = {{"shape", pipeline.output_shape()}, {"dtype", dtype_text(result)},
                      {"nbytes", byte_count(pipeline.output_shape(), result.file_itemsize())}};
     if (result.structured) out["result"]["fields"] = dtype_value(result)["fields"];
-    out["copy"] = copy_description(pipeline, dtype.itemsize, fortran_order);
+    out["copy"] = copy_description(pipeline, dtype.itemsize, fortran_order, strides);
     if (expr) {
         const Equivalents equivalent = equivalents(pipeline, *expr);
         out["strided_slice"] = equivalent.strided_slice ? Json::parse(*equivalent.strided_slice) : Json(nullptr);

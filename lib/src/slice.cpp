@@ -82,10 +82,11 @@ void slice_file(const SliceRequest& request) {
 
     const OutputFormat format = request.format.value_or(output_format_for(request.output, std::nullopt));
     const bool text = format == OutputFormat::Json || format == OutputFormat::Csv;
+    const std::string what = tslice::array_what(array);
+    reading([&] { require_sliceable(array, what); });
     const std::string name = array.name && request.key ? *array.name : "arr_0";
     const OutputFraming framing = text ? OutputFraming{} : output_framing(format, type, pipeline.output_shape(), name);
 
-    const std::string what = tslice::array_what(array);
     const ArrayData data = reading([&] { return ArrayData::open(input, array, what); });
     const Result result = apply_pipeline(pipeline, data.data(), data.view());
     // The view's offset table holds all the write needs of a gather now: its indices would

@@ -117,7 +117,7 @@ bool spool_stream(Spool& spool, int fd, const std::string& what, bool headers_on
     head.resize(read_full(fd, reinterpret_cast<std::byte*>(head.data()), kSniffBytes, what));
     const auto* bytes = reinterpret_cast<const std::byte*>(head.data());
     const ContainerFormat format = detect_format(bytes, head.size());
-    if (format == ContainerFormat::Npz) {
+    if (format == ContainerFormat::Npz || format == ContainerFormat::Torch || format == ContainerFormat::Gguf) {
         spool.append(bytes, head.size());
         spool.append_from(fd, UINT64_MAX);
         return true;
@@ -405,12 +405,21 @@ void check_member_crc(const InputBytes& input, const ArrayBytes& bytes, const st
 
 }  // namespace
 
+void require_sliceable(const ArrayInFile& array, const std::string& what) {
+    if (!array.quantized.empty())
+        throw Error(ErrorKind::Usage, what + " is of the quantized ggml type " + array.quantized +
+                                          ", which tslice lists but does not slice as it is; --astype f4 dequantizes " +
+                                          "Q8_0, Q4_0, Q4_1, Q5_0 and Q5_1");
+}
+
 ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, const std::string& what) {
     ArrayData out;
     out.what_ = what;
     out.shape_ = array.shape;
     out.itemsize_ = array.type.itemsize();
     out.fortran_order_ = array.fortran_order;
+    out.strides_ = array.strides;
+    require_sliceable(array, what);
     if (array.bytes.kind == ArrayBytes::Kind::Mapped) {
         if (array.bytes.member_size > 0) check_member_crc(input, array.bytes, what);
         out.mapping_ = &input.mapping();
@@ -445,7 +454,14 @@ ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, con
     return out;
 }
 
-View ArrayData::view() const { return View::contiguous(shape_, itemsize_, fortran_order_); }
+View ArrayData::view() const {
+    if (strides_.empty()) return View::contiguous(shape_, itemsize_, fortran_order_);
+    View view;
+    view.shape = shape_;
+    view.itemsize = itemsize_;
+    for (const std::int64_t stride : strides_) view.byte_strides.push_back(stride * static_cast<std::int64_t>(itemsize_));
+    return view;
+}
 
 const Mapping& ArrayData::mapping() const { return mapping_ ? *mapping_ : inflated_; }
 

@@ -234,6 +234,61 @@ def safetensors_seeds():
     return seeds
 
 
+def torch_seeds():
+    """torch.save files, written by torch itself (python3-torch): a module's state_dict, views
+    sharing storages, every dtype, nested containers, and a legacy save."""
+    import torch
+    torch.manual_seed(0)
+    base = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+    objects = {
+        "linear_state_dict": torch.nn.Linear(3, 2).state_dict(),
+        "shared_views": {"a": base, "t": base.t(), "s": base[1:3, ::2], "e": torch.ones(1, 3).expand(2, 3)},
+        "dtypes": {"f64": torch.zeros(2, dtype=torch.float64), "f16": torch.ones(3).half(),
+                   "bf16": torch.ones(2).bfloat16(), "i8": torch.arange(3, dtype=torch.int8),
+                   "b": torch.tensor([True, False]), "c": torch.ones(2, dtype=torch.complex64)},
+        "nested": {"model": {"w": base[0]}, "list": [torch.ones(2), (3, "x", {0: torch.zeros(1)})], "epoch": 2},
+    }
+    seeds = {}
+    for name, obj in objects.items():
+        buffer = io.BytesIO()
+        torch.save(obj, buffer)
+        seeds[name] = buffer.getvalue()
+    buffer = io.BytesIO()
+    torch.save({"w": torch.ones(2)}, buffer, _use_new_zipfile_serialization=False)
+    # Its first pickles (magic number, protocol, system info); what follows names storages by
+    # their address, different on every run.
+    seeds["legacy"] = buffer.getvalue()[:buffer.getvalue().index(b"storage")]
+    for name, data in seeds.items():
+        write("fuzz_torch_checkpoint", name, data)
+    return seeds
+
+
+def gguf_seeds():
+    """GGUF files from the tests' writer: every metadata value type, plain and quantized
+    tensors, an alignment of 64."""
+    import sys
+    sys.path.insert(0, os.path.join(HERE, "..", "differential"))
+    import gguf_writer as gw
+    rng = np.random.default_rng(7)
+    meta = [("general.architecture", gw.STRING, "llama"), ("u8", gw.U8, 1), ("i64", gw.I64, -5),
+            ("f32", gw.F32, 0.5), ("bool", gw.BOOL, True),
+            ("tokens", gw.ARRAY, (gw.STRING, ["a", "bc"])), ("nested", gw.ARRAY, (gw.ARRAY, [(gw.I32, [1, 2])]))]
+    tensors = [("f32", "F32", [2, 3], np.arange(6, dtype="<f4").tobytes()),
+               ("bf16", "BF16", [4], bytes(8)), ("i16", "I16", [2, 2], bytes(8))]
+    tensors += [(t.lower(), t, [2, 32], gw.random_blocks(rng, t, 2)) for t in ("Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1")]
+    tensors.append(("q4_k", "Q4_K", [256], gw.random_blocks(rng, "Q4_K", 1)))
+    seeds = {}
+    for name, version, alignment in (("v3", 3, None), ("v2_aligned_64", 2, 64)):
+        path = os.path.join(HERE, "corpus", "fuzz_gguf", name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        gw.write(path, meta, tensors, version=version, alignment=alignment)
+        with open(path, "rb") as f:
+            seeds[name] = f.read()
+    for name, data in seeds.items():
+        write("fuzz_gguf", name, data)
+    return seeds
+
+
 # The JSON reader of safetensors headers: every kind of value, the escapes and UTF-8 it
 # decodes, nesting, and a syntax error.
 JSON_TEXTS = {
@@ -329,6 +384,8 @@ def main():
         write("fuzz_ops_json", name, text)
     # The file reader target reads every format, so it starts from all of their seeds, and a
     # member large enough to be inflated through a spool rather than in memory.
+    torch_seeds()
+    gguf_seeds()
     files = {**npy_seeds(), **zip_seeds(), **safetensors_seeds()}
     files["savez_compressed_past_memory_budget"] = npz_bytes(np.savez_compressed, big=np.zeros(33 << 20, "u1"))
     for name, data in files.items():

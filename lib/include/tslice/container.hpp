@@ -20,7 +20,11 @@
 
 namespace tslice {
 
-enum class ContainerFormat { Npy, Npz, Safetensors };
+enum class ContainerFormat {
+    Npy, Npz, Safetensors,
+    Torch,  // torch.save: a zip whose first member is ARCHIVE/data.pkl, or a legacy (pre-1.6) save
+    Gguf,   // llama.cpp's GGUF ("GGUF")
+};
 
 // What the first bytes of a file say it is. Anything that is neither a zip archive nor a
 // safetensors header counts as .npy, whose parser describes what is wrong with it.
@@ -32,6 +36,7 @@ ContainerFormat detect_format(const std::byte* bytes, std::size_t size);
 struct ElementType {
     DType dtype;
     std::string safetensors_only;  // "BF16", "F8_E4M3", "F8_E5M2"; empty when numpy has the type
+                                   // (or a GGUF quantized type's name, "Q4_K", which only lists)
 
     std::size_t itemsize() const { return dtype.itemsize; }
     // numpy's descr ('<f4', or a structured descr) where numpy has the type, else the
@@ -75,6 +80,13 @@ struct ArrayInFile {
     ElementType type;
     std::vector<std::int64_t> shape;
     bool fortran_order = false;
+    // A strided view (a torch tensor that is a transpose or slice of its storage): a stride in
+    // elements per axis, none negative; bytes.offset is then element [0, ..., 0] and bytes.size
+    // reaches the last element. Empty for a C- or Fortran-order array.
+    std::vector<std::int64_t> strides;
+    // A GGUF tensor of a block-quantized ggml type ("Q4_K"; see gguf.hpp): listed, --shape
+    // works, and reading it is Error(Usage) until it is dequantized. Empty for any other.
+    std::string quantized;
     ArrayBytes bytes;
     // .npz: how many earlier members have this one's name. np.load reads the last of them
     // (zipfile's name lookup), and so does tslice; --list says so.
@@ -91,6 +103,11 @@ std::vector<ArrayInFile> list_arrays(const std::byte* file, std::size_t size, bo
 // The arrays of one format (list_arrays dispatches on detect_format).
 std::vector<ArrayInFile> list_npz(const std::byte* file, std::size_t size);
 std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t size);
+std::vector<ArrayInFile> list_torch(const std::byte* file, std::size_t size);
+std::vector<ArrayInFile> list_gguf(const std::byte* file, std::size_t size);
+// Whether the first bytes are a torch.save file's (its zip's first member ARCHIVE/data.pkl,
+// or the legacy format's magic number).
+bool looks_like_torch(const std::byte* bytes, std::size_t size);
 
 // The array --key names, or the only one: an .npz member matches with or without ".npy".
 // Throws Error(Usage) for a key on a plain .npy, no key on several arrays, or a key that

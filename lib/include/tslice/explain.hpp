@@ -27,16 +27,17 @@ std::optional<SliceSpec> onnx_slice_equivalent(const SlicePlan& plan);
 // the result, and for a trailing expression its strided_slice and ONNX slice equivalents (a
 // JSON list of specs, one per subscript, for chained subscripts; "none" and why where there is
 // none). `dtype` is the input's; a field selection's result has its own.
-// `fortran_order`: the input's elements are stored in Fortran order (for the copy line).
+// `fortran_order`: the input's elements are stored in Fortran order (for the copy line);
+// `strides`: or with these strides, in elements (a strided torch tensor; ArrayInFile::strides).
 std::string explain(const Pipeline& pipeline, const DType& dtype, const std::optional<IndexExpr>& expr,
-                    bool fortran_order = false);
+                    bool fortran_order = false, const std::vector<std::int64_t>& strides = {});
 
 // The same report as one JSON object: "input", "steps" (each with its "label", "kind" and
 // "axes"), "result" (its shape, dtype, "nbytes", and a structured dtype's "fields": name,
 // dtype, offset, and shape for a sub-array field), "copy", and for an expression
 // "strided_slice" and "onnx_slice" (the specs, or null where none exists).
 std::string explain_json(const Pipeline& pipeline, const DType& dtype, const std::optional<IndexExpr>& expr,
-                         bool fortran_order = false);
+                         bool fortran_order = false, const std::vector<std::int64_t>& strides = {});
 
 // --shape --json: {"shape": [...], "dtype": "<f4"}, as the command line's contract fixes it
 // (the byte count and a structured dtype's fields are in explain_json's "result").

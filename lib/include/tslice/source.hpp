@@ -120,6 +120,10 @@ private:
     bool complete_ = true;
 };
 
+// Error(Usage) for an array whose bytes cannot be sliced as they are (a quantized GGUF tensor),
+// naming it by `what`; ArrayData::open checks it, and a writer before it frames an output.
+void require_sliceable(const ArrayInFile& array, const std::string& what);
+
 // One array's element bytes, ready for the pipeline: in the input's mapping, or inflated.
 class ArrayData {
 public:
@@ -129,7 +133,8 @@ public:
     static ArrayData open(const InputBytes& input, const ArrayInFile& array, const std::string& what);
 
     const std::byte* data() const { return data_; }
-    // The whole array as a view over data(): C or Fortran strides as its header says.
+    // The whole array as a view over data(): C or Fortran strides as its header says, or the
+    // strides of a strided tensor.
     View view() const;
     // Offsets from data(), as Mapping::release (nothing for an array inflated into memory).
     void release(std::int64_t begin, std::int64_t end) const;
@@ -149,6 +154,7 @@ private:
     std::vector<std::int64_t> shape_;
     std::size_t itemsize_ = 0;
     bool fortran_order_ = false;
+    std::vector<std::int64_t> strides_;  // elements; empty for C or Fortran order
 };
 
 }  // namespace tslice

@@ -30,6 +30,7 @@
 #include "tslice/ops.hpp"
 #include "tslice/parallel.hpp"
 #include "tslice/print.hpp"
+#include "tslice/reach.hpp"
 #include "tslice/slice.hpp"
 #include "tslice/source.hpp"
 #include "tslice/steps.hpp"
@@ -221,7 +222,7 @@ int run(const Options& options) {
     const tslice::InputBytes input =
         open_input(options.input, [&](const std::string& path) { return tslice::InputBytes::open(path, headers_only); });
     const std::vector<tslice::ArrayInFile> arrays = open_input(options.input, [&](const std::string&) {
-        return tslice::list_arrays(input.data(), input.size(), input.complete());
+        return tslice::list_arrays(input);
     });
     if (options.list && !options.key) {
         write_stdout(tslice::format_array_list(arrays, options.json));
@@ -254,7 +255,10 @@ int run(const Options& options) {
 
     const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
     const tslice::ArrayData data =
-        open_input(options.input, [&](const std::string&) { return tslice::ArrayData::open(input, array, what); });
+        open_input(options.input, [&](const std::string&) { return tslice::ArrayData::open(input, array, what, [&] {
+            return tslice::reached_box(pipeline, array.type.itemsize());
+        });
+    });
     const tslice::Result result = tslice::apply_pipeline(pipeline, data.data(), data.view());
     tslice::PrintOptions print;
     print.precision = options.precision;

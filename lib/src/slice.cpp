@@ -4,6 +4,7 @@
 
 #include "tslice/error.hpp"
 #include "tslice/npy.hpp"
+#include "tslice/reach.hpp"
 #include "tslice/source.hpp"
 #include "tslice/steps.hpp"
 
@@ -60,7 +61,7 @@ void slice_file(const SliceRequest& request) {
     };
     const InputBytes input = reading([&] { return InputBytes::open(request.input); });
     const std::vector<ArrayInFile> arrays =
-        reading([&] { return list_arrays(input.data(), input.size(), input.complete()); });
+        reading([&] { return list_arrays(input); });
     const ArrayInFile& array = reading([&]() -> const ArrayInFile& { return select_array(arrays, request.key); });
     std::vector<OpSpec> ops = request.ops;
     read_indices_files(ops);
@@ -74,7 +75,9 @@ void slice_file(const SliceRequest& request) {
     const OutputFraming framing = text ? OutputFraming{} : output_framing(format, type, pipeline.output_shape(), name);
 
     const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
-    const ArrayData data = reading([&] { return ArrayData::open(input, array, what); });
+    const ArrayData data = reading([&] {
+        return ArrayData::open(input, array, what, [&] { return reached_box(pipeline, array.type.itemsize()); });
+    });
     const Result result = apply_pipeline(pipeline, data.data(), data.view());
     // The view's offset table holds all the write needs of a gather now: its indices would
     // stay resident beside it, 8 bytes each.

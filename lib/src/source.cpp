@@ -336,7 +336,11 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
     } closer{fd};
     struct stat info {};
     if (::fstat(fd, &info) != 0) fail("cannot read " + name + ": " + std::strerror(errno), name);
-    if (S_ISDIR(info.st_mode)) fail(name + " is a directory, not a file", name);
+    if (S_ISDIR(info.st_mode)) {
+        InputBytes input;
+        input.region_ = open_region_source(path, nullptr, 0);
+        return input;
+    }
 
     InputBytes input;
     if (S_ISREG(info.st_mode)) {
@@ -364,12 +368,24 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
         input.mapping_ = spool.map();
     }
     if (input.size() == 0) fail(name + ": " + (path == "-" ? "standard input is empty" : "the file is empty"), name);
+    if (path != "-") input.region_ = open_region_source(path, input.data(), input.size());
     return input;
 }
 
 // -------------------------------------------------------------------------------------------------
 
-ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, const std::string& what) {
+std::vector<ArrayInFile> list_arrays(const InputBytes& input) {
+    if (input.region()) return input.region()->list();
+    return list_arrays(input.data(), input.size(), input.complete());
+}
+
+ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, const std::string& what,
+                          const std::function<Box()>& reach) {
+    if (array.bytes.kind == ArrayBytes::Kind::Region) {
+        if (!input.region() || !reach)
+            throw Error(ErrorKind::Internal, "internal: " + what + " is read by region, without a region");
+        return open_region(*input.region(), array, reach(), what);
+    }
     ArrayData out;
     out.what_ = what;
     out.shape_ = array.shape;
@@ -408,7 +424,9 @@ ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, con
     return out;
 }
 
-View ArrayData::view() const { return View::contiguous(shape_, itemsize_, fortran_order_); }
+View ArrayData::view() const {
+    return region_view_ ? *region_view_ : View::contiguous(shape_, itemsize_, fortran_order_);
+}
 
 const Mapping& ArrayData::mapping() const { return mapping_ ? *mapping_ : inflated_; }
 

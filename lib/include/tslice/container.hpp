@@ -53,6 +53,7 @@ struct ArrayBytes {
     enum class Kind {
         Mapped,    // in place: [offset, offset + size) of the file (a .npy, a stored member, a tensor)
         Deflated,  // inside a deflated .npz member, which must be inflated from its start
+        Region,    // read a box at a time by the input's RegionSource (HDF5, Zarr); offsets unused
     };
     Kind kind = Kind::Mapped;
     std::uint64_t offset = 0;  // Mapped: the first element; Deflated: the first compressed byte

@@ -236,6 +236,7 @@ int run(const Options& options) {
         write_stdout(tslice::format_array_list({array}, options.json));
         return 0;
     }
+    tslice::require_readable(array);
     tslice::read_indices_files(ops, headers_only);
     const tslice::Pipeline pipeline = tslice::plan_pipeline(array.shape, ops, expr, array.type.dtype);
     ops = {};  // the plan holds the indices now: a large gather's would be resident twice

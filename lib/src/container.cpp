@@ -117,6 +117,10 @@ const ArrayInFile& select_array(const std::vector<ArrayInFile>& arrays, const st
                                       names_list(arrays, key));
 }
 
+void require_readable(const ArrayInFile& array) {
+    if (!array.unreadable.empty()) throw Error(ErrorKind::Input, array.unreadable);
+}
+
 std::string format_array_list(const std::vector<ArrayInFile>& arrays, bool json) {
     if (json) {
         std::string out = "[";

@@ -20,6 +20,10 @@ namespace {
 // mapped, whose pages the copy releases as it goes, as for a mapped input.
 constexpr std::int64_t kInMemoryBytes = std::int64_t{64} << 20;
 
+// HDF5's format signature; the library also finds it 512, 1024, 2048... bytes in (after a
+// user block), which tslice does not look for.
+constexpr char kHdf5Signature[] = "\x89HDF\r\n\x1a\n";
+
 int temporary_file(const std::string& what) {
     const char* env = std::getenv("TMPDIR");
     const std::string dir = env && *env ? env : "/tmp";
@@ -46,8 +50,9 @@ std::int64_t Box::element_count() const {
 }
 
 std::shared_ptr<const RegionSource> open_region_source(const std::string& path, const std::byte* head,
-                                                       std::size_t) {
+                                                       std::size_t size) {
     if (!head) return open_zarr_store(path);
+    if (size >= 8 && std::memcmp(head, kHdf5Signature, 8) == 0) return open_hdf5_file(path);
     return nullptr;
 }
 

@@ -63,6 +63,7 @@ void slice_file(const SliceRequest& request) {
     const std::vector<ArrayInFile> arrays =
         reading([&] { return list_arrays(input); });
     const ArrayInFile& array = reading([&]() -> const ArrayInFile& { return select_array(arrays, request.key); });
+    require_readable(array);
     std::vector<OpSpec> ops = request.ops;
     read_indices_files(ops);
     Pipeline pipeline = plan_pipeline(array.shape, ops, request.expr, array.type.dtype);

@@ -24,27 +24,28 @@ namespace fs = std::filesystem;
 [[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
 
 // The whole file, or nullopt where it does not exist. `limit`: a larger file is an error.
-std::optional<std::vector<std::byte>> read_file(const std::string& path, std::uint64_t limit) {
+// `path` is shown as `shown` in messages.
+std::optional<std::vector<std::byte>> read_file(const std::string& path, const std::string& shown, std::uint64_t limit) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT) return std::nullopt;
-        fail("cannot open " + path + ": " + std::strerror(errno));
+        fail("cannot open " + shown + ": " + std::strerror(errno));
     }
     struct Closer {
         int fd;
         ~Closer() { ::close(fd); }
     } closer{fd};
     struct stat info {};
-    if (::fstat(fd, &info) != 0) fail("cannot read " + path + ": " + std::strerror(errno));
-    if (!S_ISREG(info.st_mode)) fail(path + " is not a regular file");
+    if (::fstat(fd, &info) != 0) fail("cannot read " + shown + ": " + std::strerror(errno));
+    if (!S_ISREG(info.st_mode)) fail(shown + " is not a regular file");
     if (static_cast<std::uint64_t>(info.st_size) > limit)
-        fail(path + " holds " + std::to_string(info.st_size) + " bytes, more than it can (" + std::to_string(limit) + ")");
+        fail(shown + " holds " + std::to_string(info.st_size) + " bytes, more than it can (" + std::to_string(limit) + ")");
     std::vector<std::byte> bytes(static_cast<std::size_t>(info.st_size));
     std::size_t done = 0;
     while (done < bytes.size()) {
         const ssize_t got = ::pread(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0) fail("cannot read " + path + ": " + std::strerror(errno));
+        if (got < 0) fail("cannot read " + shown + ": " + std::strerror(errno));
         if (got == 0) break;
         done += static_cast<std::size_t>(got);
     }
@@ -59,9 +60,12 @@ bool has(const fs::path& path) {
 
 constexpr std::uint64_t kMetadataLimit = 64 << 20;
 
-ZarrArrayMeta read_meta(const fs::path& dir) {
-    const std::string where = (dir / ".zarray").string();
-    const auto text = read_file(where, kMetadataLimit);
+// A path inside the store as messages show it: from the store's top ("g/x/.zarray").
+std::string inside(const fs::path& root, const fs::path& path) { return path.lexically_relative(root).string(); }
+
+ZarrArrayMeta read_meta(const fs::path& root, const fs::path& dir) {
+    const std::string where = inside(root, dir / ".zarray");
+    const auto text = read_file((dir / ".zarray").string(), where, kMetadataLimit);
     if (!text) fail(where + " is missing");
     return parse_zarray(std::string_view(reinterpret_cast<const char*>(text->data()), text->size()), where);
 }
@@ -143,12 +147,13 @@ class ZarrStore final : public RegionSource {
 public:
     explicit ZarrStore(fs::path root) : root_(std::move(root)) {
         if (has(root_ / ".zarray")) {
-            arrays_.push_back(entry(read_meta(root_), std::nullopt));
+            arrays_.push_back(entry(read_meta(root_, root_), std::nullopt));
             paths_.push_back(root_);
             return;
         }
         if (!has(root_ / ".zgroup"))
-            fail(root_.string() + " is a directory but not a Zarr store (it has no .zarray or .zgroup)");
+            fail("a directory, but not a Zarr store: it has no .zarray or .zgroup (tslice reads .npy, .npz, "
+                 ".safetensors and HDF5 files, and Zarr v2 stores)");
         walk(root_, "");
     }
 
@@ -158,9 +163,9 @@ public:
         std::size_t index = 0;
         while (index < arrays_.size() && arrays_[index].name != array.name) ++index;
         const fs::path dir = paths_.at(index);
-        const ZarrArrayMeta meta = read_meta(dir);
+        const ZarrArrayMeta meta = read_meta(root_, dir);
         if (meta.shape != array.shape || !(meta.dtype == array.type.dtype))
-            fail((dir / ".zarray").string() + " changed while tslice read the store");
+            fail(inside(root_, dir / ".zarray") + " changed while tslice read the store");
         const std::size_t rank = meta.shape.size();
         if (box.element_count() == 0) return;
         // The chunks the box touches: per axis [first, last].
@@ -188,14 +193,14 @@ public:
                     from[k] = std::max(origin[k], box.start[k]);
                     to[k] = std::min(origin[k] + meta.chunks[k], box.stop[k]);
                 }
-                const std::string path = (dir / meta.chunk_key(grid)).string();
-                const auto stored = read_file(path, stored_limit);
+                const fs::path path = dir / meta.chunk_key(grid);
+                const auto stored = read_file(path.string(), "the chunk " + inside(root_, path), stored_limit);
                 if (!stored) {
                     fill_region(meta, box, from, to, dst);
                     continue;
                 }
                 decode_zarr_chunk(meta.compressor, stored->data(), stored->size(), decoded.data(), chunk_bytes,
-                                  "the chunk " + path);
+                                  "the chunk " + inside(root_, path));
                 place(meta, decoded.data(), box, origin, from, to, dst);
             }
         });
@@ -207,15 +212,15 @@ private:
         std::error_code error;
         for (const auto& child : fs::directory_iterator(dir, error))
             if (child.is_directory(error) && child.path().filename().string()[0] != '.') children.push_back(child.path());
-        if (error) fail("cannot list " + dir.string() + ": " + error.message());
+        if (error) fail("cannot list " + inside(root_, dir) + ": " + error.message());
         std::sort(children.begin(), children.end());
         for (const auto& child : children) {
             const std::string name = prefix + child.filename().string();
             if (has(child / ".zarray")) {
-                arrays_.push_back(entry(read_meta(child), name));
+                arrays_.push_back(entry(read_meta(root_, child), name));
                 paths_.push_back(child);
             } else if (has(child / ".zgroup")) {
-                if (prefix.size() > 4096) fail("groups nested too deeply under " + root_.string());
+                if (prefix.size() > 4096) fail("groups nested too deeply");
                 walk(child, name + "/");
             }
         }

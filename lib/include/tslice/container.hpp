@@ -73,6 +73,9 @@ struct ArrayInFile {
     std::vector<std::int64_t> shape;
     bool fortran_order = false;
     ArrayBytes bytes;
+    // Why its data cannot be read, for an array a reader lists but does not read (an HDF5
+    // dataset of variable-length strings); empty for every other. See require_readable.
+    std::string unreadable;
 
     std::uint64_t data_bytes() const;  // elements * item size
 };
@@ -91,6 +94,10 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
 // matches none (the message lists the names there are, nearest to the key first), and
 // Error(Input) for a container that holds no array.
 const ArrayInFile& select_array(const std::vector<ArrayInFile>& arrays, const std::optional<std::string>& key);
+
+// Error(Input) with the array's `unreadable` reason, if it has one: what a run that reads it
+// (anything but --list) checks once the array is chosen.
+void require_readable(const ArrayInFile& array);
 
 // --list: one line per array, name, dtype and shape in aligned columns; --list --json: a JSON
 // array of {"name", "dtype", "shape"} (name null for a plain .npy).

@@ -45,6 +45,8 @@ struct Options {
     std::optional<std::string> op;
     std::optional<std::string> key;
     std::optional<std::string> format;
+    std::optional<std::string> chunks;
+    std::string compressor = "zstd";
     bool list = false;
     bool shape_only = false;
     bool explain = false;
@@ -63,7 +65,8 @@ void setup_options(CLI::App& app, Options& options) {
         "Slice a NumPy .npy file, an .npz member or a safetensors tensor with a numpy index expression: "
         "tslice in.npy \"[1:, ..., ::-1]\" -o out.npy");
     app.add_option("INPUT", options.input,
-                   "a .npy, .npz or .safetensors file (recognised by content), or - for standard input")
+                   "a .npy, .npz, .safetensors or HDF5 file (recognised by content), a Zarr v2 store directory, or - for "
+                   "standard input")
         ->required();
     app.add_option("EXPR", options.expression,
                    "a numpy index expression such as \"[1:, ..., ::-1]\" (outer brackets optional)");
@@ -72,17 +75,25 @@ void setup_options(CLI::App& app, Options& options) {
         ->type_name("SPEC");
     auto* output = app.add_option("-o,--output", options.output,
                                   "write the result to PATH (- for standard output), as .npy unless PATH ends in "
-                                  ".npz or .safetensors or --format says otherwise")
+                                  ".npz, .safetensors or .zarr (a Zarr v2 directory) or --format says otherwise")
                        ->type_name("PATH");
     app.add_option("-k,--key", options.key,
-                   "the array of an .npz or .safetensors INPUT (an .npz member with or without .npy); "
+                   "the array of an .npz, .safetensors, HDF5 or Zarr group INPUT (an .npz member with or without .npy, "
+                   "an HDF5 dataset's path with or without the leading /); "
                    "not needed when it holds one")
         ->type_name("NAME");
     app.add_option("--format", options.format,
-                   "the output format: npy, npz or safetensors (with -o), or the values as text, json or csv "
+                   "the output format: npy, npz, safetensors or zarr (with -o), or the values as text, json or csv "
                    "(to -o, or to standard output); default: by -o's extension")
-        ->check(CLI::IsMember({"npy", "npz", "safetensors", "json", "csv"}))
+        ->check(CLI::IsMember({"npy", "npz", "safetensors", "json", "csv", "zarr"}))
         ->type_name("F");
+    app.add_option("--chunks", options.chunks,
+                   "a Zarr output's chunk shape, one length per axis (64,256,256); default: about 4 MiB a chunk, "
+                   "whole trailing axes first")
+        ->type_name("N,N,...");
+    app.add_option("--compressor", options.compressor, "a Zarr output's compressor (default zstd)")
+        ->check(CLI::IsMember({"zstd", "blosc", "zlib", "none"}))
+        ->type_name("C");
     auto* shape = app.add_flag("-s,--shape", options.shape_only,
                                "dry run: print only the result's shape; reads no array data");
     auto* list = app.add_flag("--list", options.list,
@@ -214,6 +225,8 @@ int run(const Options& options) {
         request.format = format;
         request.write.sync = options.sync;
         request.write.threads = options.threads;
+        if (options.chunks) request.zarr.chunks = tslice::parse_zarr_chunks(*options.chunks);
+        request.zarr.compressor = options.compressor;
         Progress progress(!options.quiet);
         request.write.progress = [&](std::int64_t written, std::int64_t total) { progress.update(written, total); };
         tslice::slice_file(request);

@@ -19,6 +19,7 @@ OutputFormat output_format_for(const std::string& path, const std::optional<std:
     if (format == "csv" || (format.empty() && ends_with(".csv"))) return OutputFormat::Csv;
     if (format == "npz" || (format.empty() && ends_with(".npz"))) return OutputFormat::Npz;
     if (format == "safetensors" || (format.empty() && ends_with(".safetensors"))) return OutputFormat::Safetensors;
+    if (format == "zarr" || (format.empty() && (ends_with(".zarr") || ends_with(".zarr/")))) return OutputFormat::Zarr;
     return OutputFormat::Npy;
 }
 
@@ -73,7 +74,13 @@ void slice_file(const SliceRequest& request) {
     const OutputFormat format = request.format.value_or(output_format_for(request.output, std::nullopt));
     const bool text = format == OutputFormat::Json || format == OutputFormat::Csv;
     const std::string name = array.name && request.key ? *array.name : "arr_0";
-    const OutputFraming framing = text ? OutputFraming{} : output_framing(format, type, pipeline.output_shape(), name);
+    const bool zarr = format == OutputFormat::Zarr;
+    if (zarr) {
+        if (request.output == "-") throw Error(ErrorKind::Usage, "a Zarr store is a directory: give -o DIR.zarr, not -o -");
+        check_zarr_output(type, pipeline.output_shape(), request.zarr);
+    }
+    const OutputFraming framing =
+        text || zarr ? OutputFraming{} : output_framing(format, type, pipeline.output_shape(), name);
 
     const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
     const ArrayData data = reading([&] {
@@ -84,6 +91,10 @@ void slice_file(const SliceRequest& request) {
     // stay resident beside it, 8 bytes each.
     pipeline = {};
     const InputPages pages = result.data == data.data() ? data.pages() : InputPages{};
+    if (zarr) {
+        write_zarr(request.output, result.data, result.view, type, request.zarr, request.write);
+        return;
+    }
     if (text) {
         write_values_as_text(request.output, format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv,
                              result.data, result.view, type, pages, request.write);

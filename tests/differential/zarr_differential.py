@@ -2,7 +2,8 @@
 """tslice against zarr-python on random Zarr v2 stores: shapes, dtypes, chunkings, compressors
 (blosc with each inner codec and shuffle, zlib, gzip, zstd, none), C and F chunk order, both
 dimension separators, fill values (NaN too) for missing chunks, arrays inside groups, and
-random index expressions. The oracle is zarr-python reading the whole array, then numpy
+random index expressions; results written as Zarr (random chunks and compressors, over an
+existing store) and read back by zarr-python and Dask without warnings. The oracle is zarr-python reading the whole array, then numpy
 indexing it (zarr-python refuses negative steps); tslice writes a .npy, or prints with --shape.
 Corrupt stores check that tslice exits 1 with a message, never crashes."""
 
@@ -12,14 +13,22 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 import numpy as np
 import numcodecs
+import warnings
+
+with warnings.catch_warnings():
+    # Dask's imports warn of deprecated importlib calls in some Debian releases: not ours.
+    warnings.simplefilter("ignore")
+    import dask.array  # noqa: F401
 import zarr
 
 import harness
 
 FIXED_SEED = 33
+WARNINGS_LOCK = threading.Lock()
 
 DTYPES = ["<f4", ">f8", "<f2", "<i2", ">i4", "<u8", "|u1", "|i1", "|b1", "<c8", ">c16", "|S5", "<U3",
           [("a", "<i4"), ("b", ">f8")]]
@@ -105,7 +114,7 @@ def make_case(seed, index):
     return dict(shape=shape, chunks=chunks, dtype=dtype, compressor=random_compressor(r),
                 order=r.choice("CF"), separator=r.choice("./"), fill=random_fill(r, dtype),
                 group=r.choice([None, "a", "g/h/arr"]), missing=r.random() < 0.4,
-                expr=random_expr(r, shape), data_seed=r.randrange(2**32))
+                expr=random_expr(r, shape), data_seed=r.randrange(2**32), zarr_out=r.random() < 0.3)
 
 
 def write_store(case, path):
@@ -166,6 +175,42 @@ def check_case(tslice, case, directory):
         return f"got {got.dtype} {got.shape}, expected {expected.dtype} {expected.shape}"
     if got.tobytes() != np.ascontiguousarray(expected).tobytes():
         return f"values differ:\n{got}\nexpected\n{expected}"
+    if case["zarr_out"] and not expected.dtype.names:
+        return check_zarr_output(tslice, case, args, expected, directory)
+    return None
+
+
+def check_zarr_output(tslice, case, args, expected, directory):
+    """The same result written as a Zarr store, read back by zarr-python and Dask, with no
+    warning from either."""
+    r = random.Random(case["data_seed"] + 1)
+    out = os.path.join(directory, "out.zarr")
+    extra = ["--compressor", r.choice(["zstd", "blosc", "zlib", "none"])]
+    if expected.ndim and r.random() < 0.7:
+        extra += ["--chunks", ",".join(str(r.randrange(1, max(2, d + 2))) for d in expected.shape)]
+    if os.path.exists(out) or r.random() < 0.3:
+        os.makedirs(os.path.join(out, "old"), exist_ok=True)
+        open(os.path.join(out, ".zgroup"), "w").write('{"zarr_format": 2}')
+    run = subprocess.run(args[:-1] + [out] + extra, capture_output=True, text=True, timeout=60)
+    if run.returncode != 0:
+        return f"zarr output {extra}: exit {run.returncode}: {run.stderr.strip()}"
+    if any(name.startswith(".out.zarr") for name in os.listdir(directory)):
+        return "a temporary store was left beside the output"
+    # The warnings filter is the process's: one check at a time records them.
+    with WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        z = zarr.open_array(out, mode="r")
+        back = z[...]
+        lazy = dask.array.from_zarr(out).compute()
+    caught = [w for w in caught if not issubclass(w.category, ResourceWarning)]
+    if caught:
+        return f"reading the zarr output warns: {caught[0].message}"
+    for name, value in (("zarr-python", back), ("dask", lazy)):
+        # A 0-d result computes to a numpy scalar, in native byte order.
+        value = np.asarray(value).astype(expected.dtype) if np.ndim(value) == 0 else np.asarray(value)
+        if value.dtype != expected.dtype or value.shape != expected.shape or \
+                value.tobytes() != np.ascontiguousarray(expected).tobytes():
+            return f"zarr output {extra} read by {name}: {value.dtype} {value.shape} differs from {expected.dtype} {expected.shape}"
     return None
 
 
@@ -182,9 +227,11 @@ def corrupt_case(tslice, seed, directory):
     meta = os.path.join(store, ".zarray")
     if kind == "cut":
         data = open(chunk, "rb").read()
-        open(chunk, "wb").write(data[: r.randrange(0, len(data))])
+        with open(chunk, "wb") as f:
+            f.write(data[: r.randrange(0, len(data))])
     elif kind == "garbage":
-        open(chunk, "wb").write(bytes(r.randrange(256) for _ in range(r.randrange(1, 300))))
+        with open(chunk, "wb") as f:
+            f.write(bytes(r.randrange(256) for _ in range(r.randrange(1, 300))))
     elif kind == "shape":
         text = open(meta).read().replace("5,", "7,", 1)
         open(meta, "w").write(text)
@@ -192,7 +239,10 @@ def corrupt_case(tslice, seed, directory):
         text = open(meta).read().replace('"filters": null', '"filters": [{"id": "delta", "dtype": "<i8"}]')
         open(meta, "w").write(text)
     else:
-        open(meta, "w").write(open(meta).read()[: r.randrange(0, 40)])
+        with open(meta) as f:
+            text = f.read()
+        with open(meta, "w") as f:
+            f.write(text[: r.randrange(0, 40)])
     run = subprocess.run([tslice, store, "[3:9]", "-o", os.path.join(directory, "o.npy")], capture_output=True,
                          text=True, timeout=60)
     if run.returncode not in (0, 1) or (run.returncode == 1 and not run.stderr.startswith("tslice: error: ")):

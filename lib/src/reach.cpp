@@ -15,6 +15,7 @@
 #include "tslice/reach.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 
 namespace tslice {
@@ -25,13 +26,16 @@ struct Fields {
     std::vector<int> width;
     int byte_width = 0;
 
-    // The per-axis signed digits of `value`.
-    std::vector<std::int64_t> split(std::int64_t value) const {
-        std::vector<std::int64_t> digits(shift.size());
+    // The per-axis signed digits of `value`, into `digits` (one per axis).
+    void split(std::int64_t value, std::int64_t* digits) const {
         // The byte field first: its digit is the position inside an element (a field of a
         // structured dtype), which every element of the box covers anyway.
         value = carry_out(value, byte_width, nullptr);
         for (std::size_t k = shift.size(); k-- > 0;) value = carry_out(value, width[k], &digits[k]);
+    }
+    std::vector<std::int64_t> split(std::int64_t value) const {
+        std::vector<std::int64_t> digits(shift.size());
+        split(value, digits.data());
         return digits;
     }
 
@@ -108,12 +112,15 @@ Box reached_box(const Pipeline& pipeline, std::size_t itemsize) {
         }
     }
     if (view.has_table()) {
-        std::vector<std::int64_t> least(shape.size(), INT64_MAX), most(shape.size(), INT64_MIN);
+        // Fixed arrays, not vectors: the rank is at most kMaxRank.
+        std::array<std::int64_t, kMaxRank> least, most, digits{};
+        least.fill(INT64_MAX);
+        most.fill(INT64_MIN);
         bool any = false;
         for (const auto entry : *view.table) {
             if (entry == View::kZeroElement) continue;
             any = true;
-            const std::vector<std::int64_t> digits = fields.split(entry);
+            fields.split(entry, digits.data());
             for (std::size_t k = 0; k < shape.size(); ++k) {
                 least[k] = std::min(least[k], digits[k]);
                 most[k] = std::max(most[k], digits[k]);
@@ -122,15 +129,13 @@ Box reached_box(const Pipeline& pipeline, std::size_t itemsize) {
         if (!any) return empty_box(shape);  // zeros only: nothing is read
         for (std::size_t k = 0; k < shape.size(); ++k) low[k] += least[k], high[k] += most[k];
     }
-    Box box;
     for (std::size_t k = 0; k < shape.size(); ++k) {
         // A box outside the array would mean the reading back went wrong: read everything
         // rather than too little.
         if (low[k] < 0 || high[k] >= shape[k] || low[k] > high[k]) return whole(shape);
-        box.start.push_back(low[k]);
-        box.stop.push_back(high[k] + 1);
+        ++high[k];
     }
-    return box;
+    return Box{std::move(low), std::move(high)};
 }
 
 }  // namespace tslice

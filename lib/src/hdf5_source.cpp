@@ -214,7 +214,7 @@ public:
 
     std::vector<ArrayInFile> list() const override { return arrays_; }
 
-    void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned) const override {
+    void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned, const Written& written) const override {
         if (!array.unreadable.empty()) throw Error(ErrorKind::Input, array.unreadable);
         const std::string where = "the dataset '" + *array.name + "'";
         if (box.element_count() == 0) return;
@@ -268,6 +268,7 @@ public:
                 H5Dread(dataset.get(), type.get(), memory.get(), file_space.get(), H5P_DEFAULT,
                         dst + (row - box.start[0]) * row_bytes) < 0)
                 fail("cannot read rows " + std::to_string(row) + " to " + std::to_string(end) + " of " + where);
+            if (written) written(dst + (row - box.start[0]) * row_bytes, dst + (end - box.start[0]) * row_bytes);
             row = end;
         }
     }

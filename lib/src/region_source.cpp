@@ -68,7 +68,7 @@ ArrayData ArrayData::open_region(const RegionSource& source, const ArrayInFile& 
     if (bytes <= kInMemoryBytes) {
         out.in_memory_.resize(static_cast<std::size_t>(std::max<std::int64_t>(bytes, 1)));
         out.data_ = out.in_memory_.data();
-        source.read(array, box, out.in_memory_.data(), threads);
+        source.read(array, box, out.in_memory_.data(), threads, {});
     } else {
         const int fd = temporary_file(what);
         if (::ftruncate(fd, bytes) != 0) {
@@ -85,7 +85,11 @@ ArrayData ArrayData::open_region(const RegionSource& source, const ArrayInFile& 
         }
         out.inflated_ = Mapping(map, static_cast<std::size_t>(bytes), fd);
         out.data_ = out.inflated_.data();
-        source.read(array, box, static_cast<std::byte*>(map), threads);
+        // What is written leaves this process's memory for the page cache as the read goes
+        // on, so a box larger than memory is no more resident than the parts in flight.
+        const Mapping& spool = out.inflated_;
+        source.read(array, box, static_cast<std::byte*>(map), threads,
+                    [&spool](std::byte* begin, std::byte* end) { spool.release(begin, end); });
     }
     // The box in C order, seen as the whole array: element i sits at sum((i_k - start_k) *
     // stride_k), so the offset is negative and only the box's elements lie inside the data.

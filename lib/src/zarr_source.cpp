@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <utility>
 
 #include "region_sources.hpp"
 #include "tslice/error.hpp"
@@ -159,7 +160,8 @@ public:
 
     std::vector<ArrayInFile> list() const override { return arrays_; }
 
-    void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned threads) const override {
+    void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned threads,
+              const Written& written) const override {
         std::size_t index = 0;
         while (index < arrays_.size() && arrays_[index].name != array.name) ++index;
         const fs::path dir = paths_.at(index);
@@ -183,6 +185,7 @@ public:
         // Chunks go to the workers in order, so a worker's buffers are reused chunk after chunk.
         pool.run(static_cast<unsigned>(pool.size()), [&](unsigned part) {
             std::vector<std::byte> decoded(chunk_bytes);
+            std::pair<std::byte*, std::byte*> placed;
             for (std::int64_t n = part; n < total; n += pool.size()) {
                 std::vector<std::int64_t> grid(rank), origin(rank), from(rank), to(rank);
                 std::int64_t rest = n;
@@ -193,15 +196,27 @@ public:
                     from[k] = std::max(origin[k], box.start[k]);
                     to[k] = std::min(origin[k] + meta.chunks[k], box.stop[k]);
                 }
+                if (written) {
+                    // The bytes of the box this chunk's part spans (it also crosses other
+                    // chunks' rows, which only come back from the page cache if released early).
+                    std::int64_t low = 0, high = 0, stride = static_cast<std::int64_t>(meta.dtype.itemsize);
+                    for (std::size_t k = rank; k-- > 0;) {
+                        low += (from[k] - box.start[k]) * stride;
+                        high += (to[k] - 1 - box.start[k]) * stride;
+                        stride *= box.stop[k] - box.start[k];
+                    }
+                    placed = {dst + low, dst + high + static_cast<std::int64_t>(meta.dtype.itemsize)};
+                }
                 const fs::path path = dir / meta.chunk_key(grid);
                 const auto stored = read_file(path.string(), "the chunk " + inside(root_, path), stored_limit);
                 if (!stored) {
                     fill_region(meta, box, from, to, dst);
-                    continue;
+                } else {
+                    decode_zarr_chunk(meta.compressor, stored->data(), stored->size(), decoded.data(), chunk_bytes,
+                                      "the chunk " + inside(root_, path));
+                    place(meta, decoded.data(), box, origin, from, to, dst);
                 }
-                decode_zarr_chunk(meta.compressor, stored->data(), stored->size(), decoded.data(), chunk_bytes,
-                                  "the chunk " + inside(root_, path));
-                place(meta, decoded.data(), box, origin, from, to, dst);
+                if (written) written(placed.first, placed.second);
             }
         });
     }

@@ -36,8 +36,13 @@ class RegionSource {
 public:
     virtual ~RegionSource() = default;
     virtual std::vector<ArrayInFile> list() const = 0;
+    // Tells a read that bytes [begin, end) of its destination are written and may leave the
+    // process's memory (a spool's pages; unset for a buffer in memory). Safe to call for bytes
+    // another thread still writes: they come back from the page cache.
+    using Written = std::function<void(std::byte* begin, std::byte* end)>;
     // Fills `dst` with the box's elements, C order, `threads` workers at most.
-    virtual void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned threads) const = 0;
+    virtual void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned threads,
+                      const Written& written) const = 0;
 };
 
 // The source of `path` when it is one (a directory holding a Zarr array or group, a file

@@ -209,6 +209,8 @@ public:
         quiet_library();
         file_ = std::make_unique<Handle>(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
         if (!file_->ok()) fail("cannot open the HDF5 file");
+        hsize_t size = 0;
+        if (H5Fget_filesize(file_->get(), &size) >= 0) file_size_ = size;
         walk();
     }
 
@@ -331,13 +333,30 @@ private:
                                ", which tslice lists but does not read (it reads numbers, bools, fixed-length strings "
                                "and compounds of them)";
         }
+        if (array.unreadable.empty() && kind == H5S_SIMPLE) map_if_contiguous(dataset, array);
         if (kind == H5S_NULL) {
             array.unreadable = "the dataset '" + name + "'" + " has a null dataspace (h5py's Empty): it holds no array";
         }
         arrays_.push_back(std::move(array));
     }
 
+    // A contiguous dataset whose bytes are allocated in this file (not compact, not external,
+    // never filtered) is an ordinary array at an offset: it is mapped in place, as a .npy is,
+    // and the library is not asked for it. Elements in the file's byte order, as the type says.
+    void map_if_contiguous(hid_t dataset, ArrayInFile& array) const {
+        const Handle dcpl(H5Dget_create_plist(dataset), H5Pclose);
+        if (!dcpl.ok() || H5Pget_layout(dcpl.get()) != H5D_CONTIGUOUS || H5Pget_external_count(dcpl.get()) != 0) return;
+        const haddr_t offset = H5Dget_offset(dataset);
+        if (offset == HADDR_UNDEF) return;  // never written: the library gives its fill value
+        const std::uint64_t bytes = array.data_bytes();
+        if (H5Dget_storage_size(dataset) != bytes || offset > file_size_ || file_size_ - offset < bytes) return;
+        array.bytes.kind = ArrayBytes::Kind::Mapped;
+        array.bytes.offset = offset;
+        array.bytes.size = bytes;
+    }
+
     std::string path_;
+    std::uint64_t file_size_ = 0;
     std::unique_ptr<Handle> file_;
     std::vector<ArrayInFile> arrays_;
 };

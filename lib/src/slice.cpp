@@ -92,7 +92,7 @@ void slice_file(const SliceRequest& request) {
     pipeline = {};
     const InputPages pages = result.data == data.data() ? data.pages() : InputPages{};
     if (zarr) {
-        write_zarr(request.output, result.data, result.view, type, request.zarr, request.write);
+        write_zarr(request.output, result.data, result.view, type, request.zarr, request.write, pages);
         return;
     }
     if (text) {

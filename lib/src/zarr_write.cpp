@@ -182,7 +182,7 @@ void check_zarr_output(const ElementType& type, const std::vector<std::int64_t>&
 }
 
 void write_zarr(const std::string& path, const std::byte* data, const View& view, const ElementType& type,
-                const ZarrOptions& options, const WriteOptions& write) {
+                const ZarrOptions& options, const WriteOptions& write, const InputPages& pages) {
     check_zarr_output(type, view.shape, options);
     const fs::path target = fs::path(path).lexically_normal().string().back() == '/' && path.size() > 1
                                 ? fs::path(path).parent_path()
@@ -235,57 +235,69 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
     const std::int64_t total_bytes = view.element_count() * item;
     std::mutex progress_lock;
     std::int64_t written = 0;
-    WorkerPool pool(static_cast<unsigned>(std::clamp<std::int64_t>(total, 1, std::max(1u, write.threads))));
-    pool.run(pool.size(), [&](unsigned part) {
-        std::vector<std::byte> chunk(static_cast<std::size_t>(chunk_elements * item));
-        std::vector<std::byte> dense;
-        std::vector<std::int64_t> index(rank);
-        for (std::int64_t n = part; n < total; n += pool.size()) {
-            std::int64_t rest = n;
-            View sub = view;
-            bool edge = false;
-            for (std::size_t k = rank; k-- > 0;) {
-                index[k] = rest % grid[k];
-                rest /= grid[k];
-                const std::int64_t origin = index[k] * meta.chunks[k];
-                sub.shape[k] = std::min(meta.chunks[k], meta.shape[k] - origin);
-                edge = edge || sub.shape[k] != meta.chunks[k];
-                sub.byte_offset += origin * view.byte_strides[k];
-                if (sub.has_table()) sub.table_offset += origin * view.table_strides[k];
-            }
-            const std::int64_t count = sub.element_count();
-            if (!edge) {
-                copy_view(data, sub, chunk.data(), 0, count);
-            } else {
-                // An edge chunk is stored whole: its elements in place, the rest zeros.
-                dense.resize(static_cast<std::size_t>(count * item));
-                copy_view(data, sub, dense.data(), 0, count);
-                std::fill(chunk.begin(), chunk.end(), std::byte{0});
-                std::vector<std::int64_t> at(rank, 0);
-                const std::int64_t run = sub.shape[rank - 1] * item;
-                for (std::int64_t row = 0; row * sub.shape[rank - 1] < count; ++row) {
-                    std::int64_t offset = 0, stride = item;
-                    for (std::size_t k = rank; k-- > 0;) {
-                        offset += at[k] * stride;
-                        stride *= meta.chunks[k];
-                    }
-                    std::memcpy(chunk.data() + offset, dense.data() + row * run, static_cast<std::size_t>(run));
-                    for (std::size_t k = rank - 1; k-- > 0;) {
-                        if (++at[k] < sub.shape[k]) break;
-                        at[k] = 0;
+    // A row of the chunk grid: the chunks that share the first axis's index.
+    const std::int64_t per_row = rank == 0 ? 1 : total / std::max<std::int64_t>(grid[0], 1);
+    WorkerPool pool(static_cast<unsigned>(std::clamp<std::int64_t>(per_row, 1, std::max(1u, write.threads))));
+    const std::int64_t inner = rank == 0 ? 1 : view.element_count() / std::max<std::int64_t>(meta.shape[0], 1);
+    for (std::int64_t row_first = 0; row_first < total; row_first += per_row) {
+        const std::int64_t row_end = row_first + per_row;
+        pool.run(pool.size(), [&](unsigned part) {
+            std::vector<std::byte> chunk(static_cast<std::size_t>(chunk_elements * item));
+            std::vector<std::byte> dense;
+            std::vector<std::int64_t> index(rank);
+            for (std::int64_t n = row_first + part; n < row_end; n += pool.size()) {
+                std::int64_t rest = n;
+                View sub = view;
+                bool edge = false;
+                for (std::size_t k = rank; k-- > 0;) {
+                    index[k] = rest % grid[k];
+                    rest /= grid[k];
+                    const std::int64_t origin = index[k] * meta.chunks[k];
+                    sub.shape[k] = std::min(meta.chunks[k], meta.shape[k] - origin);
+                    edge = edge || sub.shape[k] != meta.chunks[k];
+                    sub.byte_offset += origin * view.byte_strides[k];
+                    if (sub.has_table()) sub.table_offset += origin * view.table_strides[k];
+                }
+                const std::int64_t count = sub.element_count();
+                if (!edge) {
+                    copy_view(data, sub, chunk.data(), 0, count);
+                } else {
+                    // An edge chunk is stored whole: its elements in place, the rest zeros.
+                    dense.resize(static_cast<std::size_t>(count * item));
+                    copy_view(data, sub, dense.data(), 0, count);
+                    std::fill(chunk.begin(), chunk.end(), std::byte{0});
+                    std::vector<std::int64_t> at(rank, 0);
+                    const std::int64_t run = sub.shape[rank - 1] * item;
+                    for (std::int64_t row = 0; row * sub.shape[rank - 1] < count; ++row) {
+                        std::int64_t offset = 0, stride = item;
+                        for (std::size_t k = rank; k-- > 0;) {
+                            offset += at[k] * stride;
+                            stride *= meta.chunks[k];
+                        }
+                        std::memcpy(chunk.data() + offset, dense.data() + row * run, static_cast<std::size_t>(run));
+                        for (std::size_t k = rank - 1; k-- > 0;) {
+                            if (++at[k] < sub.shape[k]) break;
+                            at[k] = 0;
+                        }
                     }
                 }
+                const std::vector<std::byte> stored =
+                    encode_zarr_chunk(meta.compressor, chunk.data(), chunk.size(), type.dtype.itemsize);
+                write_file(store.path() / meta.chunk_key(index), stored.data(), stored.size(), write.sync);
+                if (write.progress) {
+                    const std::lock_guard<std::mutex> lock(progress_lock);
+                    written += count * item;
+                    write.progress(written, total_bytes);
+                }
             }
-            const std::vector<std::byte> stored =
-                encode_zarr_chunk(meta.compressor, chunk.data(), chunk.size(), type.dtype.itemsize);
-            write_file(store.path() / meta.chunk_key(index), stored.data(), stored.size(), write.sync);
-            if (write.progress) {
-                const std::lock_guard<std::mutex> lock(progress_lock);
-                written += count * item;
-                write.progress(written, total_bytes);
-            }
+        });
+        if (pages.release && !view.has_table() && rank > 0) {
+            const std::int64_t first_row = row_first / per_row * meta.chunks[0];
+            const std::int64_t end_row = std::min(meta.shape[0], first_row + meta.chunks[0]);
+            const View::Span span = view.span_of(first_row * inner, end_row * inner);
+            if (span.begin < span.end) pages.release(span.begin, span.end);
         }
-    });
+    }
     if (write.sync) sync_directory(store.path());
     // Into place: over nothing, or exchanged with the old store, which is then removed.
     if (::renameat2(AT_FDCWD, store.path().c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) != 0) {

@@ -35,7 +35,9 @@ void check_zarr_output(const ElementType& type, const std::vector<std::int64_t>&
 // compressed on `write.threads` threads and each written as soon as it is compressed. `path`
 // appears whole or not at all: an existing Zarr store there is replaced only once the new one
 // is complete; any other existing file or directory is left alone (Error(Usage)).
+// Chunks are made a row of the chunk grid at a time (every chunk that shares the first
+// axis's index), and the input's pages that row read are released after it (`pages`).
 void write_zarr(const std::string& path, const std::byte* data, const View& view, const ElementType& type,
-                const ZarrOptions& options, const WriteOptions& write);
+                const ZarrOptions& options, const WriteOptions& write, const InputPages& pages = {});
 
 }  // namespace tslice

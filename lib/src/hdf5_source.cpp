@@ -288,9 +288,11 @@ private:
             [](hid_t group, const char* name, const H5L_info_t* info, void* data) -> herr_t {
                 auto* state = static_cast<Walk*>(data);
                 if (info->type != H5L_TYPE_HARD) return 0;  // soft and external links name objects listed elsewhere, or outside
-                const Handle object(H5Oopen(group, name, H5P_DEFAULT), H5Oclose);
-                if (!object.ok() || H5Iget_type(object.get()) != H5I_DATASET) return 0;
                 try {
+                    // An object that does not open is damage, not something to leave out.
+                    const Handle object(H5Oopen(group, name, H5P_DEFAULT), H5Oclose);
+                    if (!object.ok()) fail(std::string("cannot open the object '") + name + "'");
+                    if (H5Iget_type(object.get()) != H5I_DATASET) return 0;
                     state->self->add(object.get(), name);
                 } catch (const Error& error) {
                     state->error = error.what();

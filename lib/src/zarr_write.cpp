@@ -3,12 +3,14 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -53,6 +55,10 @@ void sync_directory(const fs::path& path) {
     }
 }
 
+// The store being written, for remove_pending_zarr_store() in a signal handler.
+char g_store_path[4096];
+volatile std::sig_atomic_t g_store = 0;
+
 // The temporary directory, removed with what it holds unless released.
 class TemporaryStore {
 public:
@@ -62,17 +68,25 @@ public:
         if (!::mkdtemp(pattern.data()))
             throw Error(ErrorKind::Input, "cannot create a directory beside " + target.string() + ": " + std::strerror(errno));
         path_ = pattern;
+        if (pattern.size() < sizeof g_store_path) {
+            std::memcpy(g_store_path, pattern.c_str(), pattern.size() + 1);
+            g_store = 1;
+        }
     }
     TemporaryStore(const TemporaryStore&) = delete;
     TemporaryStore& operator=(const TemporaryStore&) = delete;
     ~TemporaryStore() {
+        g_store = 0;
         if (!path_.empty()) {
             std::error_code ignored;
             fs::remove_all(path_, ignored);
         }
     }
     const fs::path& path() const { return path_; }
-    void release() { path_.clear(); }
+    void release() {
+        g_store = 0;
+        path_.clear();
+    }
 
 private:
     fs::path path_;
@@ -127,6 +141,29 @@ bool packed(const DType& dtype) {
 }
 
 }  // namespace
+
+void remove_pending_zarr_store() noexcept {
+    if (!g_store) return;
+    // A few passes: a worker may create a chunk file between one pass and the rmdir.
+    for (int pass = 0; pass < 4 && ::rmdir(g_store_path) != 0; ++pass) {
+        const int dir = ::open(g_store_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0) return;
+        alignas(8) char buffer[8192];
+        for (;;) {
+            const long got = ::syscall(SYS_getdents64, dir, buffer, sizeof buffer);
+            if (got <= 0) break;
+            for (long at = 0; at < got;) {
+                // struct linux_dirent64: inode, offset, record length, type, then the name.
+                unsigned short length = 0;
+                std::memcpy(&length, buffer + at + 16, sizeof length);
+                const char* name = buffer + at + 19;
+                if (!(name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))) ::unlinkat(dir, name, 0);
+                at += length;
+            }
+        }
+        ::close(dir);
+    }
+}
 
 std::vector<std::int64_t> zarr_chunks(const std::vector<std::int64_t>& shape, std::size_t itemsize, std::int64_t target) {
     std::vector<std::int64_t> chunks(shape.size(), 1);

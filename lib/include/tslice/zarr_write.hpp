@@ -40,4 +40,9 @@ void check_zarr_output(const ElementType& type, const std::vector<std::int64_t>&
 void write_zarr(const std::string& path, const std::byte* data, const View& view, const ElementType& type,
                 const ZarrOptions& options, const WriteOptions& write, const InputPages& pages = {});
 
+// Removes the temporary directory of a Zarr store being written, if any, and what it holds:
+// for remove_pending_temporary() in a signal handler. Async-signal-safe (open, getdents64,
+// unlinkat, rmdir): a chunk file a worker makes meanwhile may survive the removal.
+void remove_pending_zarr_store() noexcept;
+
 }  // namespace tslice

@@ -46,7 +46,7 @@ struct Options {
     std::optional<std::string> key;
     std::optional<std::string> format;
     std::optional<std::string> chunks;
-    std::string compressor = "zstd";
+    std::optional<std::string> compressor;
     bool list = false;
     bool shape_only = false;
     bool explain = false;
@@ -211,6 +211,10 @@ int run(const Options& options) {
         const std::string output = options.output.value_or("-");
         const tslice::OutputFormat format = tslice::output_format_for(output, options.format);
         const bool binary = format != tslice::OutputFormat::Json && format != tslice::OutputFormat::Csv;
+        if ((options.chunks || options.compressor) && format != tslice::OutputFormat::Zarr)
+            throw tslice::Error(tslice::ErrorKind::Usage,
+                                "--chunks and --compressor shape a Zarr output; write one with -o DIR.zarr or "
+                                "--format zarr");
         // Binary bytes on a terminal garble it and help nobody (gzip and zstd refuse too).
         if (binary && (output == "-" || output == "/dev/stdout") && !options.force && ::isatty(STDOUT_FILENO))
             throw tslice::Error(tslice::ErrorKind::Usage,
@@ -226,7 +230,7 @@ int run(const Options& options) {
         request.write.sync = options.sync;
         request.write.threads = options.threads;
         if (options.chunks) request.zarr.chunks = tslice::parse_zarr_chunks(*options.chunks);
-        request.zarr.compressor = options.compressor;
+        if (options.compressor) request.zarr.compressor = *options.compressor;
         Progress progress(!options.quiet);
         request.write.progress = [&](std::int64_t written, std::int64_t total) { progress.update(written, total); };
         tslice::slice_file(request);

@@ -31,6 +31,7 @@
 #include "tslice/ops.hpp"
 #include "tslice/parallel.hpp"
 #include "tslice/print.hpp"
+#include "tslice/reach.hpp"
 #include "tslice/slice.hpp"
 #include "tslice/source.hpp"
 #include "tslice/steps.hpp"
@@ -45,6 +46,8 @@ struct Options {
     std::optional<std::string> op;
     std::optional<std::string> key;
     std::optional<std::string> format;
+    std::optional<std::string> chunks;
+    std::optional<std::string> compressor;
     bool list = false;
     bool shape_only = false;
     bool explain = false;
@@ -63,7 +66,8 @@ void setup_options(CLI::App& app, Options& options) {
         "Slice a NumPy .npy file, an .npz member or a safetensors tensor with a numpy index expression: "
         "tslice in.npy \"[1:, ..., ::-1]\" -o out.npy");
     app.add_option("INPUT", options.input,
-                   "a .npy, .npz or .safetensors file (recognised by content), or - for standard input")
+                   "a .npy, .npz, .safetensors or HDF5 file (recognised by content), a Zarr v2 store directory, or - for "
+                   "standard input")
         ->required();
     app.add_option("EXPR", options.expression,
                    "a numpy index expression such as \"[1:, ..., ::-1]\" (outer brackets optional)");
@@ -72,17 +76,25 @@ void setup_options(CLI::App& app, Options& options) {
         ->type_name("SPEC");
     auto* output = app.add_option("-o,--output", options.output,
                                   "write the result to PATH (- for standard output), as .npy unless PATH ends in "
-                                  ".npz or .safetensors or --format says otherwise")
+                                  ".npz, .safetensors or .zarr (a Zarr v2 directory) or --format says otherwise")
                        ->type_name("PATH");
     app.add_option("-k,--key", options.key,
-                   "the array of an .npz or .safetensors INPUT (an .npz member with or without .npy); "
+                   "the array of an .npz, .safetensors, HDF5 or Zarr group INPUT (an .npz member with or without .npy, "
+                   "an HDF5 dataset's path with or without the leading /); "
                    "not needed when it holds one")
         ->type_name("NAME");
     app.add_option("--format", options.format,
-                   "the output format: npy, npz or safetensors (with -o), or the values as text, json or csv "
+                   "the output format: npy, npz, safetensors or zarr (with -o), or the values as text, json or csv "
                    "(to -o, or to standard output); default: by -o's extension")
-        ->check(CLI::IsMember({"npy", "npz", "safetensors", "json", "csv"}))
+        ->check(CLI::IsMember({"npy", "npz", "safetensors", "json", "csv", "zarr"}))
         ->type_name("F");
+    app.add_option("--chunks", options.chunks,
+                   "a Zarr output's chunk shape, one length per axis (64,256,256); default: about 4 MiB a chunk, "
+                   "whole trailing axes first")
+        ->type_name("N,N,...");
+    app.add_option("--compressor", options.compressor, "a Zarr output's compressor (default zstd)")
+        ->check(CLI::IsMember({"zstd", "blosc", "zlib", "none"}))
+        ->type_name("C");
     auto* shape = app.add_flag("-s,--shape", options.shape_only,
                                "dry run: print only the result's shape; reads no array data");
     auto* list = app.add_flag("--list", options.list,
@@ -200,6 +212,10 @@ int run(const Options& options) {
         const std::string output = options.output.value_or("-");
         const tslice::OutputFormat format = tslice::output_format_for(output, options.format);
         const bool binary = format != tslice::OutputFormat::Json && format != tslice::OutputFormat::Csv;
+        if ((options.chunks || options.compressor) && format != tslice::OutputFormat::Zarr)
+            throw tslice::Error(tslice::ErrorKind::Usage,
+                                "--chunks and --compressor shape a Zarr output; write one with -o DIR.zarr or "
+                                "--format zarr");
         // Binary bytes on a terminal garble it and help nobody (gzip and zstd refuse too).
         if (binary && (output == "-" || output == "/dev/stdout") && !options.force && ::isatty(STDOUT_FILENO))
             throw tslice::Error(tslice::ErrorKind::Usage,
@@ -214,6 +230,8 @@ int run(const Options& options) {
         request.format = format;
         request.write.sync = options.sync;
         request.write.threads = options.threads;
+        if (options.chunks) request.zarr.chunks = tslice::parse_zarr_chunks(*options.chunks);
+        if (options.compressor) request.zarr.compressor = *options.compressor;
         Progress progress(!options.quiet);
         request.write.progress = [&](std::int64_t written, std::int64_t total) { progress.update(written, total); };
         tslice::slice_file(request);
@@ -222,7 +240,7 @@ int run(const Options& options) {
     const tslice::InputBytes input =
         open_input(options.input, [&](const std::string& path) { return tslice::InputBytes::open(path, headers_only); });
     const std::vector<tslice::ArrayInFile> arrays = open_input(options.input, [&](const std::string&) {
-        return tslice::list_arrays(input.data(), input.size(), input.complete());
+        return tslice::list_arrays(input);
     });
     if (options.list && !options.key) {
         std::string list = tslice::format_array_list(arrays, options.json);
@@ -241,6 +259,7 @@ int run(const Options& options) {
         write_stdout(tslice::format_array_list({array}, options.json));
         return 0;
     }
+    tslice::require_readable(array);
     tslice::read_indices_files(ops, headers_only);
     const tslice::Pipeline pipeline = tslice::plan_pipeline(array.shape, ops, expr, array.type.dtype);
     ops = {};  // the plan holds the indices now: a large gather's would be resident twice
@@ -260,7 +279,10 @@ int run(const Options& options) {
 
     const std::string what = tslice::array_what(array);
     const tslice::ArrayData data =
-        open_input(options.input, [&](const std::string&) { return tslice::ArrayData::open(input, array, what); });
+        open_input(options.input, [&](const std::string&) { return tslice::ArrayData::open(input, array, what, [&] {
+            return tslice::reached_box(pipeline, array.type.itemsize());
+        });
+    });
     const tslice::Result result = tslice::apply_pipeline(pipeline, data.data(), data.view());
     tslice::PrintOptions print;
     print.precision = options.precision;

@@ -19,7 +19,7 @@ _tslice_input() {
         word=${COMP_WORDS[i]}
         case $word in
             --) ((i + 1 < COMP_CWORD)) && { printf '%s\n' "${COMP_WORDS[i + 1]}"; return; } ;;
-            --op | -o | --output | -k | --key | --format | -t | --threads | --precision | --linewidth) ((i++)) ;;
+            --op | -o | --output | -k | --key | --format | -t | --threads | --precision | --linewidth | --chunks | --compressor) ((i++)) ;;
             -*) ;;
             *) printf '%s\n' "$word"; return ;;
         esac
@@ -31,7 +31,7 @@ _tslice() {
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
     local options="-h --help --op -o --output -k --key --format -s --shape --list --json --explain --full
-        --precision --linewidth -q --quiet --sync -f --force -t --threads --version"
+        --precision --linewidth -q --quiet --sync -f --force -t --threads --version --chunks --compressor"
     local ops="strided_slice slice slice1 gather index"
 
     case $prev in
@@ -39,7 +39,8 @@ _tslice() {
             local input names
             input=$(_tslice_input)
             input=${input/#\~/$HOME}
-            if [[ -n $input && -f $input ]]; then
+            # A file, or a directory (a Zarr store)
+            if [[ -n $input && -e $input ]]; then
                 names=$(_tslice_array_names "$input")
                 local IFS=$'\n'
                 COMPREPLY=($(compgen -W "$names" -- "$cur"))
@@ -47,7 +48,14 @@ _tslice() {
             return
             ;;
         --format)
-            COMPREPLY=($(compgen -W "npy npz safetensors json csv" -- "$cur"))
+            COMPREPLY=($(compgen -W "npy npz safetensors json csv zarr" -- "$cur"))
+            return
+            ;;
+        --compressor)
+            COMPREPLY=($(compgen -W "zstd blosc zlib none" -- "$cur"))
+            return
+            ;;
+        --chunks)
             return
             ;;
         -t | --threads)

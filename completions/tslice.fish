@@ -11,7 +11,7 @@ function __tslice_input
             continue
         end
         switch $token
-            case --op -o --output -k --key --format -t --threads --precision --linewidth
+            case --op -o --output -k --key --format -t --threads --precision --linewidth --chunks --compressor
                 set skip 1
             case '-*'
             case '*'
@@ -23,7 +23,7 @@ end
 
 function __tslice_keys
     set -l input (__tslice_input)
-    test -n "$input"; and test -f "$input"; or return
+    test -n "$input"; and test -e "$input"; or return  # a file, or a Zarr store directory
     string match -q -- '-*' $input; and set input ./$input
     command tslice $input --list --json 2>/dev/null | string match -ar '"name": "(?:[^"\\\\]|\\\\.)*"' | string replace -r '^"name": "(.*)"$' '$1'
 end
@@ -34,7 +34,9 @@ complete -c tslice -l version -d 'print the version, the copy kernels and the co
 complete -c tslice -l op -x -a 'strided_slice slice slice1 gather index' -d 'a JSON op spec, or @FILE'
 complete -c tslice -s o -l output -r -F -d 'write the result to PATH'
 complete -c tslice -s k -l key -x -a '(__tslice_keys)' -d 'the array of an .npz or .safetensors INPUT'
-complete -c tslice -l format -x -a 'npy npz safetensors json csv' -d 'the output format'
+complete -c tslice -l format -x -a 'npy npz safetensors json csv zarr' -d 'the output format'
+complete -c tslice -l chunks -x -d "a Zarr output's chunk shape (64,256,256)"
+complete -c tslice -l compressor -x -a 'zstd blosc zlib none' -d "a Zarr output's compressor"
 complete -c tslice -s s -l shape -d "dry run: print only the result's shape"
 complete -c tslice -l list -d 'print every array of INPUT'
 complete -c tslice -l json -d 'JSON output for --shape and --list'

@@ -21,12 +21,12 @@ tslice_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tslice_sanitize_flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 tslice_install_missing() {
-    local packages=(cmake make g++ libxtensor-dev libxsimd-dev libcli11-dev nlohmann-json3-dev doctest-dev zlib1g-dev libdeflate-dev pkg-config)
+    local packages=(cmake make g++ libxtensor-dev libxsimd-dev libcli11-dev nlohmann-json3-dev doctest-dev zlib1g-dev libdeflate-dev pkg-config libhdf5-dev libblosc-dev libzstd-dev)
     local option
     for option in "$@"; do
         case "$option" in
             # and what the install, man page, completion and package tests run
-            --test) packages+=(python3 python3-numpy python3-torch groff bash-completion zsh fish dpkg-dev file) ;;
+            --test) packages+=(python3 python3-numpy python3-torch groff bash-completion zsh fish dpkg-dev file python3-h5py python3-zarr python3-numcodecs python3-dask python3-xarray) ;;
             --checks) packages+=(valgrind clang libclang-rt-dev strace) ;;
         esac
     done

@@ -43,6 +43,8 @@ fi
 # Every sanitizer report is fatal, with an exit status no test expects.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:exitcode=86:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=86}"
+# Leaks inside the HDF5 library on damaged files are the library's (tests/sanitizer/lsan.supp).
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$tslice_root/tests/sanitizer/lsan.supp:print_suppressions=0}"
 
 if stage 2; then
     echo "== stage 2: build-asan/ (AddressSanitizer, UndefinedBehaviorSanitizer)"

@@ -136,6 +136,10 @@ std::string array_what(const ArrayInFile& array) {
     return array.member.empty() ? "the tensor " + quoted_name(*array.name) : "the .npz member " + quoted_name(array.member);
 }
 
+void require_readable(const ArrayInFile& array) {
+    if (!array.unreadable.empty()) throw Error(ErrorKind::Input, array.unreadable);
+}
+
 std::string format_array_list(const std::vector<ArrayInFile>& arrays, bool json) {
     if (json) {
         std::string out = "[";

@@ -4,6 +4,8 @@
 // partial file and never harms an existing one.
 #include "output_file.hpp"
 
+#include "tslice/zarr_write.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -303,6 +305,7 @@ void OutputFile::commit(bool sync) {
 
 void remove_pending_temporary() noexcept {
     if (g_pending) ::unlink(g_pending_path);
+    remove_pending_zarr_store();
 }
 
 }  // namespace tslice

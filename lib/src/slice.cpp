@@ -5,6 +5,7 @@
 #include "python_text.hpp"
 #include "tslice/error.hpp"
 #include "tslice/npy.hpp"
+#include "tslice/reach.hpp"
 #include "tslice/source.hpp"
 #include "tslice/steps.hpp"
 
@@ -19,6 +20,7 @@ OutputFormat output_format_for(const std::string& path, const std::optional<std:
     if (format == "csv" || (format.empty() && ends_with(".csv"))) return OutputFormat::Csv;
     if (format == "npz" || (format.empty() && ends_with(".npz"))) return OutputFormat::Npz;
     if (format == "safetensors" || (format.empty() && ends_with(".safetensors"))) return OutputFormat::Safetensors;
+    if (format == "zarr" || (format.empty() && (ends_with(".zarr") || ends_with(".zarr/")))) return OutputFormat::Zarr;
     return OutputFormat::Npy;
 }
 
@@ -72,8 +74,9 @@ void slice_file(const SliceRequest& request) {
     };
     const InputBytes input = reading([&] { return InputBytes::open(request.input); });
     const std::vector<ArrayInFile> arrays =
-        reading([&] { return list_arrays(input.data(), input.size(), input.complete()); });
+        reading([&] { return list_arrays(input); });
     const ArrayInFile& array = reading([&]() -> const ArrayInFile& { return select_array(arrays, request.key); });
+    require_readable(array);
     std::vector<OpSpec> ops = request.ops;
     read_indices_files(ops);
     Pipeline pipeline = plan_pipeline(array.shape, ops, request.expr, array.type.dtype);
@@ -85,14 +88,26 @@ void slice_file(const SliceRequest& request) {
     const std::string what = tslice::array_what(array);
     reading([&] { require_sliceable(array, what); });
     const std::string name = array.name && request.key ? *array.name : "arr_0";
-    const OutputFraming framing = text ? OutputFraming{} : output_framing(format, type, pipeline.output_shape(), name);
+    const bool zarr = format == OutputFormat::Zarr;
+    if (zarr) {
+        if (request.output == "-") throw Error(ErrorKind::Usage, "a Zarr store is a directory: give -o DIR.zarr, not -o -");
+        check_zarr_output(type, pipeline.output_shape(), request.zarr);
+    }
+    const OutputFraming framing =
+        text || zarr ? OutputFraming{} : output_framing(format, type, pipeline.output_shape(), name);
 
-    const ArrayData data = reading([&] { return ArrayData::open(input, array, what); });
+    const ArrayData data = reading([&] {
+        return ArrayData::open(input, array, what, [&] { return reached_box(pipeline, array.type.itemsize()); });
+    });
     const Result result = apply_pipeline(pipeline, data.data(), data.view());
     // The view's offset table holds all the write needs of a gather now: its indices would
     // stay resident beside it, 8 bytes each.
     pipeline = {};
     const InputPages pages = result.data == data.data() ? data.pages() : InputPages{};
+    if (zarr) {
+        write_zarr(request.output, result.data, result.view, type, request.zarr, request.write, pages);
+        return;
+    }
     if (text) {
         write_values_as_text(request.output, format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv,
                              result.data, result.view, type, pages, request.write);

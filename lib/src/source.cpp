@@ -337,7 +337,11 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
     } closer{fd};
     struct stat info {};
     if (::fstat(fd, &info) != 0) fail("cannot read " + name + ": " + std::strerror(errno), name);
-    if (S_ISDIR(info.st_mode)) fail(name + " is a directory, not a file", name);
+    if (S_ISDIR(info.st_mode)) {
+        InputBytes input;
+        input.region_ = open_region_source(path, nullptr, 0);
+        return input;
+    }
 
     InputBytes input;
     if (S_ISREG(info.st_mode)) {
@@ -365,6 +369,10 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
         input.mapping_ = spool.map();
     }
     if (input.size() == 0) fail(name + ": " + (path == "-" ? "standard input is empty" : "the file is empty"), name);
+    if (path != "-") input.region_ = open_region_source(path, input.data(), input.size());
+    else if (input.size() >= 8 && std::memcmp(input.data(), "\x89HDF\r\n\x1a\n", 8) == 0)
+        fail("standard input is an HDF5 file, which tslice reads only from a path (the HDF5 library opens files by "
+             "name): give the file's path", name);
     return input;
 }
 
@@ -412,7 +420,18 @@ void require_sliceable(const ArrayInFile& array, const std::string& what) {
                                           "Q8_0, Q4_0, Q4_1, Q5_0 and Q5_1");
 }
 
-ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, const std::string& what) {
+std::vector<ArrayInFile> list_arrays(const InputBytes& input) {
+    if (input.region()) return input.region()->list();
+    return list_arrays(input.data(), input.size(), input.complete());
+}
+
+ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, const std::string& what,
+                          const std::function<Box()>& reach) {
+    if (array.bytes.kind == ArrayBytes::Kind::Region) {
+        if (!input.region() || !reach)
+            throw Error(ErrorKind::Internal, "internal: " + what + " is read by region, without a region");
+        return open_region(*input.region(), array, reach(), what);
+    }
     ArrayData out;
     out.what_ = what;
     out.shape_ = array.shape;
@@ -455,6 +474,7 @@ ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, con
 }
 
 View ArrayData::view() const {
+    if (region_view_) return *region_view_;
     if (strides_.empty()) return View::contiguous(shape_, itemsize_, fortran_order_);
     View view;
     view.shape = shape_;

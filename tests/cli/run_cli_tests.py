@@ -81,6 +81,23 @@ def npy_bytes(descr_text, body=b"", version=(1, 0)):
     return head + header + body
 
 
+def make_hdf5_zarr_fixtures(fix):
+    """model.h5 (a group, a chunked gzip dataset, a variable-length string dataset) and two
+    Zarr stores: group.zarr (an array inside a group) and filtered.zarr (a delta filter)."""
+    import h5py
+    import numcodecs
+    import zarr
+
+    with h5py.File(os.path.join(fix, "model.h5"), "w") as f:
+        f.create_dataset("layers/w", data=np.arange(12, dtype=">f4").reshape(3, 4), chunks=(2, 2),
+                         compression="gzip")
+        f["names"] = np.array(["a", "bc"], dtype=h5py.string_dtype())
+    group = zarr.open_group(os.path.join(fix, "group.zarr"), mode="w")
+    group.create_dataset("sub/x", data=np.arange(10, dtype="<i2"), chunks=(3,), compressor=numcodecs.Zstd())
+    zarr.open_array(os.path.join(fix, "filtered.zarr"), mode="w", shape=(4,), chunks=(2,), dtype="<i4",
+                    filters=[numcodecs.Delta("<i4")])[:] = np.arange(4)
+
+
 def make_fixtures(fix):
     def save(name, arr, **kw):
         np.save(os.path.join(fix, name), arr, **kw)
@@ -179,6 +196,8 @@ def make_container_fixtures(fix, write):
     central = bad.rfind(b"PK\x01\x02")  # bias.npy's entry is the last one
     bad[central + 16] ^= 0xFF
     write("pair_bad_crc.npz", bytes(bad))
+
+    make_hdf5_zarr_fixtures(fix)
 
     tensors = {
         "weight": np.arange(6, dtype="<f4").reshape(2, 3),

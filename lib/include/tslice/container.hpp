@@ -58,6 +58,7 @@ struct ArrayBytes {
     enum class Kind {
         Mapped,    // in place: [offset, offset + size) of the file (a .npy, a stored member, a tensor)
         Deflated,  // inside a deflated .npz member, which must be inflated from its start
+        Region,    // read a box at a time by the input's RegionSource (HDF5, Zarr); offsets unused
     };
     Kind kind = Kind::Mapped;
     std::uint64_t offset = 0;  // Mapped: the first element; Deflated: the first compressed byte
@@ -91,6 +92,9 @@ struct ArrayInFile {
     // .npz: how many earlier members have this one's name. np.load reads the last of them
     // (zipfile's name lookup), and so does tslice; --list says so.
     std::uint32_t duplicates = 0;
+    // Why its data cannot be read, for an array a reader lists but does not read (an HDF5
+    // dataset of variable-length strings); empty for every other. See require_readable.
+    std::string unreadable;
 
     std::uint64_t data_bytes() const;  // elements * item size
 };
@@ -120,6 +124,9 @@ const ArrayInFile& select_array(const std::vector<ArrayInFile>& arrays, const st
 std::string quoted_name(std::string_view name);
 // An array for a message: "the .npz member 'x.npy'", "the tensor 'w'", "the array".
 std::string array_what(const ArrayInFile& array);
+// Error(Input) with the array's `unreadable` reason, if it has one: what a run that reads it
+// (anything but --list) checks once the array is chosen.
+void require_readable(const ArrayInFile& array);
 
 // --list: one line per array, name, dtype and shape in aligned columns; --list --json: a JSON
 // array of {"name", "dtype", "shape"} (name null for a plain .npy).

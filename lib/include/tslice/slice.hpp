@@ -16,13 +16,15 @@
 #include "tslice/ops.hpp"
 #include "tslice/text_values.hpp"
 #include "tslice/write.hpp"
+#include "tslice/zarr_write.hpp"
 
 namespace tslice {
 
-enum class OutputFormat { Npy, Npz, Safetensors, Json, Csv };
+enum class OutputFormat { Npy, Npz, Safetensors, Json, Csv, Zarr };
 
-// `format` ("npy", "npz", "safetensors", "json", "csv") when given, else the extension of
-// `path` (.npz, .safetensors, .json, .csv); anything else, standard output included, is a .npy.
+// `format` ("npy", "npz", "safetensors", "json", "csv", "zarr") when given, else the extension
+// of `path` (.npz, .safetensors, .json, .csv, .zarr); anything else, standard output included,
+// is a .npy.
 OutputFormat output_format_for(const std::string& path, const std::optional<std::string>& format);
 
 // The bytes around an array of `type` and `shape` in `format`; `name` is its name inside a
@@ -40,6 +42,7 @@ struct SliceRequest {
     std::string output;              // a path, or "-" for standard output
     std::optional<OutputFormat> format;  // default: output_format_for(output, nullopt)
     WriteOptions write;
+    ZarrOptions zarr;  // a Zarr output's chunks and compressor
 };
 
 // Reads the array, plans the ops and the expression, and writes the result: a stage at a

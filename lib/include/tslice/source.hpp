@@ -11,6 +11,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,33 @@
 #include "tslice/write.hpp"
 
 namespace tslice {
+
+// A region of an array: per axis, the indices [start, stop).
+struct Box {
+    std::vector<std::int64_t> start, stop;
+    std::int64_t element_count() const;  // 1 for a 0-d box
+    bool operator==(const Box& other) const = default;
+};
+
+// An input that cannot be mapped and viewed in place (an HDF5 file, a Zarr store): it lists
+// its arrays, and reads a box of one into memory, in C order (region_source.cpp).
+class RegionSource {
+public:
+    virtual ~RegionSource() = default;
+    virtual std::vector<ArrayInFile> list() const = 0;
+    // Tells a read that bytes [begin, end) of its destination are written and may leave the
+    // process's memory (a spool's pages; unset for a buffer in memory). Safe to call for bytes
+    // another thread still writes: they come back from the page cache.
+    using Written = std::function<void(std::byte* begin, std::byte* end)>;
+    // Fills `dst` with the box's elements, C order, `threads` workers at most.
+    virtual void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned threads,
+                      const Written& written) const = 0;
+};
+
+// The source of `path` when it is one (a directory holding a Zarr array or group, a file
+// starting with HDF5's signature `head`, as far as `size` bytes of it are given); null for
+// every other input. Error(Input) for a directory that is not a Zarr store.
+std::shared_ptr<const RegionSource> open_region_source(const std::string& path, const std::byte* head, std::size_t size);
 
 // A read-only mapping of a file (from its start) that can give back pages it will not read
 // again, ask for those it reads next, and read bytes without mapping them.
@@ -110,6 +140,8 @@ public:
     static InputBytes open(const std::string& path, bool headers_only = false);
 
     bool complete() const { return complete_; }
+    // The source reading this input a region at a time (HDF5, Zarr); null for a mapped one.
+    const std::shared_ptr<const RegionSource>& region() const { return region_; }
     const std::byte* data() const { return mapping_.data() + skip_; }
     std::size_t size() const { return mapping_.size() - skip_; }
     const Mapping& mapping() const { return mapping_; }
@@ -118,11 +150,14 @@ private:
     Mapping mapping_;
     std::size_t skip_ = 0;  // standard input redirected from a file may start partway in
     bool complete_ = true;
+    std::shared_ptr<const RegionSource> region_;
 };
 
 // Error(Usage) for an array whose bytes cannot be sliced as they are (a quantized GGUF tensor),
 // naming it by `what`; ArrayData::open checks it, and a writer before it frames an output.
 void require_sliceable(const ArrayInFile& array, const std::string& what);
+// Every array of an input: its region source's, or list_arrays over its bytes.
+std::vector<ArrayInFile> list_arrays(const InputBytes& input);
 
 // One array's element bytes, ready for the pipeline: in the input's mapping, or inflated.
 class ArrayData {
@@ -130,7 +165,11 @@ public:
     // `what` names the array in errors. A deflated member is inflated whole here (checked
     // against its CRC): into memory when small, else into a spool; a mapped one is only
     // pointed at.
-    static ArrayData open(const InputBytes& input, const ArrayInFile& array, const std::string& what);
+    // An array of a region source (HDF5, Zarr) reads only the box `reach` gives (reached_box
+    // of the pipeline): into memory when small, else into a spool; view() is then a view of the
+    // whole array's shape whose reached elements lie in that box.
+    static ArrayData open(const InputBytes& input, const ArrayInFile& array, const std::string& what,
+                          const std::function<Box()>& reach = {});
 
     const std::byte* data() const { return data_; }
     // The whole array as a view over data(): C or Fortran strides as its header says, or the
@@ -145,6 +184,8 @@ public:
 private:
     // The mapping data() points into: the input's, or the spool a large member was inflated into.
     const Mapping& mapping() const;
+    static ArrayData open_region(const RegionSource& source, const ArrayInFile& array, const Box& box,
+                                 const std::string& what);
 
     const Mapping* mapping_ = nullptr;
     Mapping inflated_;                 // a large deflated member, spooled
@@ -155,6 +196,7 @@ private:
     std::size_t itemsize_ = 0;
     bool fortran_order_ = false;
     std::vector<std::int64_t> strides_;  // elements; empty for C or Fortran order
+    std::optional<View> region_view_;  // a region source's box, seen as the whole array
 };
 
 }  // namespace tslice

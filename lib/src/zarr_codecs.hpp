@@ -1,0 +1,41 @@
+// Zarr v2's compressors: a chunk's bytes decoded (and, for writing, encoded) by the codec its
+// .zarray names. Pure functions over buffers: what to read and where the chunk goes are the
+// store's (zarr_source.cpp, zarr_write.cpp).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace tslice {
+
+struct ZarrCompressor {
+    enum class Id { None, Blosc, Zlib, Gzip, Zstd };
+    Id id = Id::None;
+    int level = 1;
+    // Blosc only: the inner compressor ("lz4", "zstd", "zlib", "blosclz", "lz4hc") and the
+    // shuffle (0 none, 1 bytes, 2 bits), for writing; reading takes both from the chunk's header.
+    std::string cname = "lz4";
+    int shuffle = 1;
+
+    // The .zarray "compressor" value, as numcodecs writes it (null for none).
+    nlohmann::json to_json() const;
+};
+
+// The compressor a .zarray's "compressor" value names; Error(Input) naming any other codec
+// (and what tslice reads). `where` names the .zarray in messages.
+ZarrCompressor parse_zarr_compressor(const nlohmann::json& value, const std::string& where);
+
+// Decodes `size` bytes of a stored chunk into `out`, which must receive exactly `expected`
+// bytes: Error(Input) naming `what` (the chunk's file) for corrupt data or another size.
+void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, std::size_t size, std::byte* out,
+                       std::size_t expected, const std::string& what);
+
+// Encodes a chunk of `size` bytes of elements of `itemsize` bytes (blosc's shuffle needs it).
+std::vector<std::byte> encode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
+                                         std::size_t itemsize);
+
+}  // namespace tslice

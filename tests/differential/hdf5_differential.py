@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""tslice against h5py on random HDF5 files: datasets in nested groups, contiguous or chunked,
+with deflate, shuffle and fletcher32; numeric types in both byte orders, h5py's bool enum,
+complex (h5py's compound of r and i), fixed-length strings, compound types with padding and
+array members; scalar and empty datasets; random index expressions. The oracle is h5py reading
+the whole dataset, then numpy indexing it. Damaged files (cut short, bytes overwritten) check
+that tslice exits 0 or 1 with a message, never crashes or hangs."""
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+import harness
+
+FIXED_SEED = 5
+
+DTYPES = ["<f4", ">f4", "<f8", ">f8", "<f2", "<i1", "|u1", "<i2", ">i2", "<i4", ">u4", "<i8", ">u8", "|b1",
+          "<c8", ">c16", "|S4",
+          np.dtype([("a", "<i4"), ("b", ">f8")]),
+          np.dtype({"names": ["x", "y"], "formats": ["<u2", ("<f4", (2,))], "offsets": [0, 8], "itemsize": 24})]
+
+
+def random_values(r, dtype, shape):
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(r.randrange(2**32))
+    n = int(np.prod(shape))
+    if dt.names:
+        out = np.zeros(n, dtype=dt)
+        for name in dt.names:
+            out[name] = rng.integers(0, 100, out[name].shape)
+        return out.reshape(shape)
+    if dt.kind == "b":
+        return (rng.integers(0, 2, n) == 1).reshape(shape)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return rng.integers(max(info.min, -10**6), min(info.max, 10**6), n).astype(dt).reshape(shape)
+    if dt.kind == "f":
+        return rng.normal(size=n).astype(dt).reshape(shape)
+    if dt.kind == "c":
+        return (rng.normal(size=n) + 1j * rng.normal(size=n)).astype(dt).reshape(shape)
+    return np.array([bytes(r.choice(b"abcxyz") for _ in range(r.randrange(0, 5))) for _ in range(n)],
+                    dtype=dt).reshape(shape)
+
+
+def random_expr(r, shape):
+    if not shape or r.random() < 0.1:
+        return "..."
+    items = []
+    for dim in shape[: r.randrange(1, len(shape) + 1)]:
+        kind = r.random()
+        if kind < 0.1:
+            items.append("None")
+        if kind < 0.25 and dim > 0:
+            items.append(str(r.randrange(-dim, dim)))
+        elif kind < 0.35 and dim > 0:
+            items.append("[" + ", ".join(str(r.randrange(-dim, dim)) for _ in range(r.randrange(1, 4))) + "]")
+        else:
+            parts = [r.choice(["", str(r.randrange(-9, 10))]) for _ in range(2)]
+            step = r.choice(["", "", "1", "-1", "2", "-2", "3", "-4"])
+            items.append(":".join(parts + ([step] if step else [])))
+    return "[" + ", ".join(items) + "]"
+
+
+def make_case(seed, index):
+    r = random.Random(seed * 100019 + index)
+    rank = r.choice([0, 1, 1, 2, 2, 3, 3, 4])
+    shape = tuple(0 if r.random() < 0.05 else r.randrange(1, 15) for _ in range(rank))
+    layout = r.choice(["contiguous", "chunked", "gzip", "gzip+shuffle", "fletcher32", "compact"]) if rank else "contiguous"
+    chunks = tuple(r.randrange(1, d + 2) for d in shape) if shape else None
+    return dict(shape=shape, dtype=r.choice(DTYPES), layout=layout, chunks=chunks,
+                path=r.choice(["d", "g/d", "g/h/deep/d"]), expr=random_expr(r, shape), data_seed=r.randrange(2**32))
+
+
+def write_file(case, path):
+    r = random.Random(case["data_seed"])
+    values = random_values(r, case["dtype"], case["shape"])
+    layout = case["layout"]
+    kwargs = {}
+    if layout != "contiguous" and 0 not in case["shape"] and case["shape"]:
+        if layout == "compact":
+            if values.nbytes < 30000:
+                space = h5py.h5s.create_simple(case["shape"])
+                dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+                dcpl.set_layout(h5py.h5d.COMPACT)
+                with h5py.File(path, "w") as f:
+                    f.require_group(os.path.dirname(case["path"]) or "/")
+                    tid = h5py.h5t.py_create(values.dtype, logical=True)
+                    dsid = h5py.h5d.create(f.id, case["path"].encode(), tid, space, dcpl=dcpl)
+                    dsid.write(h5py.h5s.ALL, h5py.h5s.ALL, np.ascontiguousarray(values))
+                    f["other"] = np.arange(3)
+                return values
+        else:
+            kwargs["chunks"] = tuple(min(c, d) for c, d in zip(case["chunks"], case["shape"]))
+            if "gzip" in layout:
+                kwargs["compression"] = "gzip"
+                kwargs["compression_opts"] = r.randrange(1, 9)
+            if "shuffle" in layout:
+                kwargs["shuffle"] = True
+            if layout == "fletcher32":
+                kwargs["fletcher32"] = True
+    with h5py.File(path, "w") as f:
+        f.create_dataset(case["path"], data=values, **kwargs)
+        f["other"] = np.arange(3)
+    return values
+
+
+def check_case(tslice, case, directory):
+    path = os.path.join(directory, "in.h5")
+    write_file(case, path)
+    with h5py.File(path, "r") as f:
+        dataset = f[case["path"]]
+        # A scalar dataset reads as a numpy scalar in native byte order: kept as stored here.
+        whole = np.asarray(dataset[()]).astype(dataset.dtype)
+    try:
+        expected = whole[eval("np.index_exp" + case["expr"])] if case["expr"] != "..." else whole
+        expected = np.asarray(expected).astype(whole.dtype) if np.ndim(expected) == 0 else expected
+    except IndexError:
+        expected = None
+    out = os.path.join(directory, "out.npy")
+    key = case["path"] if random.Random(case["data_seed"]).random() < 0.5 else "/" + case["path"]
+    run = subprocess.run([tslice, path, "-k", key, case["expr"], "-o", out], capture_output=True, text=True,
+                         timeout=60)
+    if expected is None:
+        return None if run.returncode == 2 else f"numpy refuses the index, tslice exit {run.returncode}: {run.stderr}"
+    if run.returncode != 0:
+        return f"exit {run.returncode}: {run.stderr.strip()}"
+    got = np.load(out)
+    if got.dtype != expected.dtype or got.shape != expected.shape:
+        return f"got {got.dtype} {got.shape}, expected {expected.dtype} {expected.shape}"
+    if got.dtype.names:
+        # A compound's padding bytes are whatever HDF5 stored; its fields must match.
+        same = all(got[name].tobytes() == np.ascontiguousarray(expected[name]).tobytes() for name in got.dtype.names)
+    else:
+        same = got.tobytes() == np.ascontiguousarray(expected).tobytes()
+    if not same:
+        return f"values differ:\n{got}\nexpected\n{expected}"
+    listed = subprocess.run([tslice, path, "--list"], capture_output=True, text=True, timeout=60)
+    line = next((l for l in listed.stdout.splitlines() if l.split()[0] == case["path"]), None)
+    if line is None or not line.rstrip().endswith(str(tuple(whole.shape))):
+        return f"--list does not show {case['path']} {whole.shape}:\n{listed.stdout}"
+    return None
+
+
+def damaged_case(tslice, seed, directory):
+    r = random.Random(seed)
+    path = os.path.join(directory, "bad.h5")
+    with h5py.File(path, "w") as f:
+        f.create_dataset("g/x", data=np.arange(4000, dtype="<f8").reshape(40, 100), chunks=(8, 25),
+                         compression=r.choice([None, "gzip"]), fletcher32=r.random() < 0.5)
+        f["y"] = np.arange(10)
+    data = bytearray(open(path, "rb").read())
+    if r.random() < 0.5:
+        data = data[: r.randrange(0, len(data))]
+    else:
+        for _ in range(r.randrange(1, 20)):
+            data[r.randrange(len(data))] = r.randrange(256)
+    open(path, "wb").write(bytes(data))
+    for args in (["--list"], ["-k", "g/x", "[3:30:2, ::-7]", "-o", os.path.join(directory, "o.npy")]):
+        run = subprocess.run([tslice, path] + args, capture_output=True, text=True, timeout=60)
+        if run.returncode not in (0, 1, 2) or (run.returncode == 1 and "tslice: error: " not in run.stderr):
+            return f"damaged file: {args}: exit {run.returncode}: {run.stderr.strip()[-400:]}"
+        if run.returncode == 1 and len(run.stderr.strip().splitlines()) != 1:
+            return f"damaged file: more than one line of message: {run.stderr[-400:]}"
+    return None
+
+
+def main():
+    tslice, cases, seeds = harness.tslice_cases_seed_args(__doc__, 300, FIXED_SEED)
+    failures = 0
+    total = 0
+    for seed in seeds:
+        def one(index):
+            directory = tempfile.mkdtemp(prefix="tslice-hdf5-")
+            try:
+                if index % 10 == 9:
+                    return index, damaged_case(tslice, seed * 1000 + index, directory)
+                return index, check_case(tslice, make_case(seed, index), directory)
+            except Exception as error:  # noqa: BLE001
+                return index, f"{type(error).__name__}: {error}"
+            finally:
+                shutil.rmtree(directory, ignore_errors=True)
+
+        for index, problem in harness.run_parallel(one, range(cases // len(seeds)), 2):
+            total += 1
+            if problem:
+                failures += 1
+                if failures <= 10:
+                    print(f"FAIL seed {seed} case {index}: {make_case(seed, index)}\n    {problem}", flush=True)
+    print(f"{total - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+// .zarray reading: what each key may say, fill values of every kind, and the errors that name
+// what is wrong; and the chunk codecs' round trips and refusals.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "thrown_error.hpp"
+#include "tslice/error.hpp"
+#include "zarr_codecs.hpp"
+#include "zarr_meta.hpp"
+
+using namespace tslice;
+
+namespace {
+
+std::string zarray(const std::string& dtype, const std::string& fill, const std::string& extra = "") {
+    return R"({"zarr_format": 2, "shape": [5, 4], "chunks": [2, 3], "dtype": )" + dtype +
+           R"(, "compressor": null, "fill_value": )" + fill + R"(, "filters": null, "order": "C")" + extra + "}";
+}
+
+std::string error_of(const std::string& text) {
+    try {
+        parse_zarray(text, ".zarray");
+    } catch (const Error& error) {
+        CHECK(error.kind() == ErrorKind::Input);
+        return error.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("zarr meta: shape, chunks, dtype, order and separator") {
+    const ZarrArrayMeta meta = parse_zarray(zarray("\">f8\"", "0", R"(, "dimension_separator": "/")"), ".zarray");
+    CHECK(meta.shape == std::vector<std::int64_t>{5, 4});
+    CHECK(meta.chunks == std::vector<std::int64_t>{2, 3});
+    CHECK(meta.dtype.type_string == ">f8");
+    CHECK(meta.chunk_key({1, 0}) == "1/0");
+    CHECK(parse_zarray(zarray("\"<i2\"", "0"), "z").chunk_key({3, 2}) == "3.2");
+    const ZarrArrayMeta fields = parse_zarray(zarray(R"([["a", "<i4"], ["b", "|S2", [3]]])", "null"), "z");
+    CHECK(fields.dtype.structured);
+    CHECK(fields.dtype.itemsize == 10);
+}
+
+TEST_CASE("zarr meta: fill values of each kind") {
+    const auto fill = [](const std::string& dtype, const std::string& value) {
+        return parse_zarray(zarray(dtype, value), "z").fill;
+    };
+    double d = 0;
+    std::memcpy(&d, fill("\"<f8\"", "\"NaN\"").data(), 8);
+    CHECK(std::isnan(d));
+    std::memcpy(&d, fill("\"<f8\"", "\"-Infinity\"").data(), 8);
+    CHECK(d == -INFINITY);
+    CHECK(fill("\">i4\"", "-2") == std::vector<std::byte>{std::byte{0xff}, std::byte{0xff}, std::byte{0xff}, std::byte{0xfe}});
+    CHECK(fill("\"|b1\"", "true") == std::vector<std::byte>{std::byte{1}});
+    CHECK(fill("\"|S3\"", "\"YWI=\"") == std::vector<std::byte>{std::byte{'a'}, std::byte{'b'}, std::byte{0}});
+    CHECK(fill("\"<f4\"", "null") == std::vector<std::byte>(4));
+    float f = 0;
+    std::memcpy(&f, fill("\"<c8\"", "[1.5, -2]").data() + 4, 4);
+    CHECK(f == -2.0f);
+}
+
+TEST_CASE("zarr meta: errors name what is wrong") {
+    CHECK(error_of("{").find("not a JSON object") != std::string::npos);
+    CHECK(error_of(R"({"zarr_format": 3})").find("Zarr version 2") != std::string::npos);
+    CHECK(error_of(zarray("\"<f4\"", "0", R"(, "filters2": 1)")).empty());
+    CHECK(error_of(zarray("\"<f4\"", "0").replace(zarray("\"<f4\"", "0").find("\"filters\": null"), 15,
+                                                  R"("filters": [{"id": "delta"}])"))
+              .find("filter 'delta'") != std::string::npos);
+    CHECK(error_of(zarray("\"<f4\"", "\"many\"")).find("fill_value") != std::string::npos);
+    CHECK(error_of(zarray("\"<q9\"", "0")).find("dtype") != std::string::npos);
+    CHECK(error_of(R"({"zarr_format": 2, "shape": [5], "chunks": [0], "dtype": "<f4"})").find("positive") !=
+          std::string::npos);
+    CHECK(error_of(R"({"zarr_format": 2, "shape": [5], "chunks": [1, 2], "dtype": "<f4"})").find("axes") !=
+          std::string::npos);
+    CHECK(error_of(zarray("\"<f4\"", "0", R"(, "compressor": {"id": "lzma"})").replace(
+                       zarray("\"<f4\"", "0", "").find("\"compressor\": null"), 20, ""))
+              .find("lzma") != std::string::npos);
+}
+
+TEST_CASE("zarr codecs: every compressor round-trips, and refuses a chunk of the wrong size") {
+    std::vector<std::byte> data(4000);
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::byte>(i * 7 % 13);
+    for (const auto id : {ZarrCompressor::Id::None, ZarrCompressor::Id::Blosc, ZarrCompressor::Id::Zlib,
+                          ZarrCompressor::Id::Gzip, ZarrCompressor::Id::Zstd}) {
+        ZarrCompressor compressor;
+        compressor.id = id;
+        const std::vector<std::byte> stored = encode_zarr_chunk(compressor, data.data(), data.size(), 4);
+        std::vector<std::byte> back(data.size());
+        decode_zarr_chunk(compressor, stored.data(), stored.size(), back.data(), back.size(), "c");
+        CHECK(back == data);
+        std::vector<std::byte> larger(data.size() + 1);
+        CHECK_THROWS_AS(decode_zarr_chunk(compressor, stored.data(), stored.size(), larger.data(), larger.size(), "c"),
+                        Error);
+        if (stored.size() > 10)
+            CHECK_THROWS_AS(decode_zarr_chunk(compressor, stored.data(), stored.size() / 2, back.data(), back.size(), "c"),
+                            Error);
+    }
+}

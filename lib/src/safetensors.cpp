@@ -355,8 +355,8 @@ std::string safetensors_prefix(std::string_view name, std::string_view dtype_nam
     try {
         text = header.dump();
     } catch (const nlohmann::json::exception&) {
-        // Names come from zip members or safetensors headers, already UTF-8; one that is not
-        // is written with its bad bytes replaced, as Python's errors="replace" would.
+        // The command line refuses a name that is not UTF-8 before it gets here (slice.cpp);
+        // for other callers its bad bytes are replaced, as Python's errors="replace" would.
         text = header.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
     // The data starts on an 8-byte boundary, as the reference writes it.

@@ -25,8 +25,8 @@
                         repr() shows them in --list and in messages; -o out.npz of a name that
                         is not valid UTF-8 is exit 2 naming it, and writes nothing
 
-The address-space checks are skipped under AddressSanitizer (it reserves terabytes of
-shadow). The last line printed is `N passed, M failed, K skipped`; the exit status is 1 if
+Under AddressSanitizer (which reserves terabytes of address space) the same cases run without
+the address-space limit. The last line printed is `N passed, M failed, K skipped`; the exit status is 1 if
 anything failed, else 77 if anything was skipped.
 """
 
@@ -210,9 +210,9 @@ def check_op_file_nul(tmp):
 
 
 def address_space_limit(mib):
-    if SANITIZED:
-        raise Skip("AddressSanitizer reserves terabytes of address space: no RLIMIT_AS check")
-    return mib
+    """`mib`, or None (no limit) under AddressSanitizer, which reserves terabytes of address
+    space: the sanitizer build runs the same cases for what its checks see."""
+    return None if SANITIZED else mib
 
 
 def json_text(value):
@@ -242,7 +242,8 @@ def check_text_bounded_memory(tmp):
     path = os.path.join(tmp, "e.npy")
     np.save(path, np.zeros((4294967295, 4, 0), "?"))
     def limited():
-        resource.setrlimit(resource.RLIMIT_AS, (limit << 20, limit << 20))
+        if limit is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (limit << 20, limit << 20))
     proc = subprocess.Popen([TSLICE, path, "--format", "json", "-o", "-"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, preexec_fn=limited)
     head = proc.stdout.read(64 << 20)
@@ -300,7 +301,8 @@ def check_text_bounded_memory(tmp):
         np.save(path, value)
         size_mib = os.path.getsize(path) >> 20
         for expr, pick in [("...", slice(None)), ("::-2", slice(None, None, -2)), ("[[1, 0, 1]]", [1, 0, 1])]:
-            code, out, err = run([path, expr, "--format", "json", "-o", "-"], address_space_mib=limit + size_mib)
+            code, out, err = run([path, expr, "--format", "json", "-o", "-"],
+                                 address_space_mib=None if limit is None else limit + size_mib)
             # Parsed, since tslice escapes control characters as \u00XX where json.dumps
             # writes \n; lone surrogates read back alike either way.
             want = json.loads(json_text(to_list(value[pick])))

@@ -2,6 +2,7 @@
 // plan, view, copy and write; and the framing of each output format.
 #include "tslice/slice.hpp"
 
+#include "tslice/convert.hpp"
 #include "tslice/error.hpp"
 #include "tslice/npy.hpp"
 #include "tslice/source.hpp"
@@ -31,7 +32,7 @@ OutputFraming output_framing(OutputFormat format, const ElementType& type, const
             throw Error(ErrorKind::Usage,
                                 "safetensors has no dtype for " + type.name() +
                                     " (it holds booleans, integers and floats: BOOL, U8-U64, I8-I64, F16, BF16, F32, "
-                                    "F64, F8_E4M3, F8_E5M2); write a .npy or .npz instead");
+                                    "F64, F8_E4M3, F8_E5M2, F8_E8M0); write a .npy or .npz instead");
         return {safetensors_prefix(name, *dtype, shape, data_bytes), 0, {}};
     }
     if (!type.safetensors_only.empty())
@@ -47,6 +48,17 @@ OutputFraming output_framing(OutputFormat format, const ElementType& type, const
     return {prefix + header, prefix.size(), [member, member_size](std::uint32_t crc) {
                 return npz_suffix(member, member_size, crc);
             }};
+}
+
+ElementType converted_type(const ElementType& type, const std::optional<ElementType>& astype,
+                           std::optional<OutputFormat> format) {
+    if (!astype) return type;
+    ElementType target = *astype;
+    if (format == OutputFormat::Safetensors && target.safetensors_only.empty() && target.dtype.byte_order == '>')
+        target.dtype = parse_dtype_descr("'<" + target.dtype.type_string.substr(1) + "'");
+    const Conversion check(type, target);  // says which of the two does not convert
+    (void)check;
+    return target;
 }
 
 void slice_file(const SliceRequest& request) {
@@ -66,9 +78,9 @@ void slice_file(const SliceRequest& request) {
     read_indices_files(ops);
     Pipeline pipeline = plan_pipeline(array.shape, ops, request.expr, array.type.dtype);
     ops = {};  // the plan holds the indices now: a large gather's would be resident twice
-    const ElementType type{pipeline.output_dtype(), array.type.safetensors_only};
-
+    const ElementType source_type{pipeline.output_dtype(), array.type.safetensors_only};
     const OutputFormat format = request.format.value_or(output_format_for(request.output, std::nullopt));
+    const ElementType type = converted_type(source_type, request.astype, format);
     const bool text = format == OutputFormat::Json || format == OutputFormat::Csv;
     const std::string name = array.name && request.key ? *array.name : "arr_0";
     const OutputFraming framing = text ? OutputFraming{} : output_framing(format, type, pipeline.output_shape(), name);
@@ -80,6 +92,20 @@ void slice_file(const SliceRequest& request) {
     // stay resident beside it, 8 bytes each.
     pipeline = {};
     const InputPages pages = result.data == data.data() ? data.pages() : InputPages{};
+    if (request.astype) {
+        const Conversion conversion(source_type, type);
+        if (text) {
+            // The text writers read values from memory: the converted result is made whole.
+            const std::vector<std::byte> converted =
+                convert_view(result.data, result.view, conversion, request.write.threads);
+            write_values_as_text(request.output, format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv,
+                                 converted.data(), View::contiguous(result.view.shape, type.itemsize()), type, {},
+                                 request.write);
+            return;
+        }
+        write_view_converted(request.output, framing, result.data, result.view, pages, request.write, conversion);
+        return;
+    }
     if (text) {
         write_values_as_text(request.output, format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv,
                              result.data, result.view, type, pages, request.write);

@@ -151,21 +151,26 @@ void reduce_block(const T* p, std::size_t n, Partial<T>& partial) {
             return;
         }
         // NaNs and infinities counted; the finite values gathered and reduced on their own.
+        // Without branches, in locals: a NaN loses every comparison, so it never becomes an
+        // extreme, and an infinity is one.
         T finite[kBlock];
         std::size_t kept = 0;
+        std::int64_t nan = 0, posinf = 0, neginf = 0;
+        T low = std::numeric_limits<T>::infinity(), high = -std::numeric_limits<T>::infinity();
         for (std::size_t i = 0; i < n; ++i) {
             const T x = p[i];
-            if (std::isnan(x)) {
-                ++partial.nan;
-                continue;
-            }
-            partial.extremes(x, x);
-            if (std::isinf(x)) {
-                ++(x > 0 ? partial.posinf : partial.neginf);
-                continue;
-            }
-            finite[kept++] = x;
+            const bool is_nan = x != x;
+            const bool is_inf = std::fabs(x) == std::numeric_limits<T>::infinity();
+            nan += is_nan;
+            posinf += is_inf && x > 0;
+            neginf += is_inf && x < 0;
+            low = x < low ? x : low;
+            high = x > high ? x : high;
+            finite[kept] = x;
+            kept += !(is_nan || is_inf);
         }
+        partial.nan += nan, partial.posinf += posinf, partial.neginf += neginf;
+        if (static_cast<std::int64_t>(n) > nan) partial.extremes(low, high);
         if (kept == 0) return;
         double s = 0;
         for (std::size_t i = 0; i < kept; ++i) s += static_cast<double>(finite[i]);

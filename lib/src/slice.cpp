@@ -92,7 +92,9 @@ void slice_file(const SliceRequest& request) {
     // stay resident beside it, 8 bytes each.
     pipeline = {};
     const InputPages pages = result.data == data.data() ? data.pages() : InputPages{};
-    if (request.astype) {
+    // A conversion to the type the result has already is none: the plain copy (which may
+    // splice) writes the same bytes.
+    if (request.astype && !(type == source_type)) {
         const Conversion conversion(source_type, type);
         if (text) {
             // The text writers read values from memory: the converted result is made whole.

@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "input_paging.hpp"
+#include "stats_kernels.hpp"
 #include "write_sizes.hpp"
 #include "tslice/convert.hpp"
 #include "tslice/copy.hpp"
@@ -129,6 +130,20 @@ double block_m2(const T* p, std::size_t n, double mean) {
         s[0] += d * d;
     }
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+// The float blocks' loops are vector kernels of their own (stats_kernels.hpp).
+inline void block_sums(const float* p, std::size_t n, double& sum, float& lo, float& hi) {
+    sum = stats_kernels::sum_min_max(p, n, lo, hi);
+}
+inline void block_sums(const double* p, std::size_t n, double& sum, double& lo, double& hi) {
+    sum = stats_kernels::sum_min_max(p, n, lo, hi);
+}
+inline double block_m2(const float* p, std::size_t n, double mean) {
+    return stats_kernels::squared_deviations(p, n, mean);
+}
+inline double block_m2(const double* p, std::size_t n, double mean) {
+    return stats_kernels::squared_deviations(p, n, mean);
 }
 
 // One block of at most kBlock values into `partial`.

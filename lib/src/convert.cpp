@@ -93,7 +93,13 @@ T cast(S s) {
         // As ml_dtypes (Eigen's bfloat16): through float32.
         return BF16{narrow::bf16_from_float(static_cast<float>(real_value(s)))};
     } else if constexpr (is_f8<T>) {
-        return T{narrow::f8_from_double(decltype(format_of(T{}))::value, static_cast<double>(real_value(s)))};
+        constexpr narrow::F8 format = decltype(format_of(T{}))::value;
+        const auto value = real_value(s);
+        // float32 and float64 (and float16, widened exactly) round from their bits; the rest
+        // (integers, long double) through the value, once.
+        if constexpr (std::is_same_v<decltype(value), const float>) return T{narrow::f8_from_float_bits(format, value)};
+        else if constexpr (std::is_same_v<decltype(value), const double>) return T{narrow::f8_from_double_bits(format, value)};
+        else return T{narrow::f8_from_double(format, static_cast<double>(value))};
     } else if constexpr (std::is_same_v<S, Bool8>) {
         return static_cast<T>(s.v != 0);
     } else {
@@ -141,6 +147,44 @@ void f4_to_bf16(const std::byte* src, std::byte* dst, std::size_t count, const v
         const std::uint32_t rounded = (w + 0x7fffu + ((w >> 16) & 1u)) >> 16;
         const std::uint16_t h = static_cast<std::uint16_t>(nan ? ((w >> 16) | 0x40u) : rounded);
         std::memcpy(dst + 2 * i, &h, 2);
+    }
+}
+
+// float32 to a float8: one lookup in a table of the codes of each upper 16 bits of a float32,
+// twice: with the lower 16 bits zero, and not. The rounding bit of every float8 format lies in
+// the upper half, so the lower half matters only as "any bit set" (a value past a tie).
+template <narrow::F8 Format>
+const std::uint8_t* f4_to_f8_table() {
+    static const std::vector<std::uint8_t> table = [] {
+        std::vector<std::uint8_t> codes(65536 * 2);
+        for (std::uint32_t upper = 0; upper < 65536; ++upper)
+            for (std::uint32_t sticky = 0; sticky < 2; ++sticky) {
+                const std::uint32_t bits = upper << 16 | sticky;
+                float value;
+                std::memcpy(&value, &bits, 4);
+                codes[upper * 2 + sticky] = narrow::f8_from_float_bits(Format, value);
+            }
+        return codes;
+    }();
+    return table.data();
+}
+
+void f4_to_f8_lookup(const std::byte* src, std::byte* dst, std::size_t count, const void* context) {
+    const auto* table = static_cast<const std::uint8_t*>(context);
+    for (std::size_t i = 0; i < count; ++i) {
+        std::uint32_t bits;
+        std::memcpy(&bits, src + 4 * i, 4);
+        dst[i] = static_cast<std::byte>(table[(bits >> 16) * 2 + ((bits & 0xffffu) != 0)]);
+    }
+}
+
+// A 2-byte source (float16, bfloat16) to a float8: a table of all 65536 codes.
+void u16_to_u8_lookup(const std::byte* src, std::byte* dst, std::size_t count, const void* context) {
+    const auto* table = static_cast<const std::uint8_t*>(context);
+    for (std::size_t i = 0; i < count; ++i) {
+        std::uint16_t bits;
+        std::memcpy(&bits, src + 2 * i, 2);
+        dst[i] = static_cast<std::byte>(table[bits]);
     }
 }
 
@@ -241,7 +285,24 @@ Conversion::Conversion(const ElementType& from, const ElementType& to) {
     if (f == kF4 && t == kBF16) kernel_ = f4_to_bf16;
     if (f == kF4 && t == kF2 && kernels::f16c_f4_to_f2()) kernel_ = kernels::f16c_f4_to_f2();
     if (f == kF2 && t == kF4 && kernels::f16c_f2_to_f4()) kernel_ = kernels::f16c_f2_to_f4();
-    if (f >= kE4M3 || f == kBool || f == kI1 || f == kU1) {
+    if (f == kF4 && t >= kE4M3) {
+        kernel_ = f4_to_f8_lookup;
+        shared_table_ = t == kE4M3 ? f4_to_f8_table<narrow::F8::E4M3>()
+                        : t == kE5M2 ? f4_to_f8_table<narrow::F8::E5M2>()
+                                     : f4_to_f8_table<narrow::F8::E8M0>();
+        return;
+    }
+    if ((f == kF2 || f == kBF16) && t >= kE4M3) {
+        // 65536 codes: converted once each (the per-element kernel), then looked up.
+        table_.resize(65536);
+        for (std::uint32_t code = 0; code < 65536; ++code) {
+            const auto bits = static_cast<std::uint16_t>(code);
+            kernel_(reinterpret_cast<const std::byte*>(&bits), table_.data() + code, 1, nullptr);
+        }
+        kernel_ = u16_to_u8_lookup;
+        return;
+    }
+    if (f >= kE4M3 || f == kBool) {
         // 256 codes: convert each once, then look them up.
         table_.resize(256 * to_size_);
         for (int code = 0; code < 256; ++code) {
@@ -263,7 +324,8 @@ Conversion::Conversion(const ElementType& from, const ElementType& to) {
 void Conversion::run(const std::byte* src, std::byte* dst, std::int64_t count) const {
     if (count <= 0) return;
     const auto n = static_cast<std::size_t>(count);
-    const void* context = table_.empty() ? nullptr : table_.data();
+    const void* context = shared_table_ ? static_cast<const void*>(shared_table_)
+                          : table_.empty() ? nullptr : table_.data();
     if (!swap_from_) {
         if (kernel_) kernel_(src, dst, n, context);
         else copy_kernel_any(src, dst, n * from_size_, nullptr);

@@ -103,6 +103,52 @@ std::uint8_t encode(F8 format, double value) {
     return static_cast<std::uint8_t>(sign | code);
 }
 
+// Rounding a float's bits: the source has SrcMantissa fraction bits and bias SrcBias, held
+// in U. A value the target holds as a normal number rounds by adding half a target step (less
+// one, plus the kept part's lowest bit: ties to even) to its bits and dropping the extra
+// fraction bits; a carry steps the exponent, up to overflow. Below the target's normals the
+// value is rounded in units of its subnormal step instead.
+template <class U, class F, int SrcMantissa, int SrcBias>
+std::uint8_t encode_bits(F8 format, F value) {
+    U bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    constexpr U kSignBit = U(1) << (sizeof(U) * 8 - 1);
+    const U magnitude = bits & ~kSignBit;
+    constexpr U kInf = ((U(1) << (sizeof(U) * 8 - 1 - SrcMantissa)) - 1) << SrcMantissa;
+    const bool negative = (bits & kSignBit) != 0;
+    if (format == F8::E8M0) {
+        if (magnitude > kInf || (negative && magnitude != 0) || magnitude == kInf) return 0xFF;
+        const auto exponent = static_cast<int>(magnitude >> SrcMantissa);
+        const U fraction = magnitude & ((U(1) << SrcMantissa) - 1);
+        constexpr U kHalf = U(1) << (SrcMantissa - 1);
+        int code = exponent - SrcBias + 127;
+        // A float32 subnormal may still round up to 2^-126; the value decides (exactly, in double).
+        if (exponent == 0) return encode_e8m0(static_cast<double>(value));
+        if (fraction > kHalf || (fraction == kHalf && (code & 1))) ++code;
+        if (code <= 0) return 0;
+        return code >= 255 ? 0xFF : static_cast<std::uint8_t>(code);
+    }
+    const Layout f = layout(format);
+    const int top = (1 << (7 - f.mantissa_bits)) - 1;
+    const std::uint8_t sign = negative ? 0x80 : 0;
+    const std::uint8_t nan_code = f.has_inf ? 0x7E : 0x7F;
+    if (magnitude > kInf) return static_cast<std::uint8_t>(sign | nan_code);
+    const U max_code = f.has_inf ? U((top << f.mantissa_bits) - 1) : U((top << f.mantissa_bits) | ((1 << f.mantissa_bits) - 2));
+    const std::uint8_t overflow = f.has_inf ? static_cast<std::uint8_t>(top << f.mantissa_bits) : nan_code;
+    if (magnitude == kInf) return static_cast<std::uint8_t>(sign | overflow);
+    const int exponent = static_cast<int>(magnitude >> SrcMantissa) - SrcBias;
+    if (exponent >= 1 - f.bias) {
+        const int shift = SrcMantissa - f.mantissa_bits;
+        const U rounded = magnitude + ((U(1) << (shift - 1)) - 1) + ((magnitude >> shift) & 1);
+        const U code = (rounded >> shift) - (U(SrcBias - f.bias) << f.mantissa_bits);
+        if (code > max_code) return static_cast<std::uint8_t>(sign | overflow);
+        return static_cast<std::uint8_t>(sign | code);
+    }
+    // A target subnormal (or zero): the value in units of the least subnormal, rounded to even.
+    const double units = std::ldexp(std::fabs(static_cast<double>(value)), f.mantissa_bits + f.bias - 1);
+    return static_cast<std::uint8_t>(sign | static_cast<std::uint8_t>(std::nearbyint(units)));
+}
+
 using Table = std::array<float, 256>;
 
 Table make_table(F8 format) {
@@ -126,5 +172,13 @@ const float* f8_table(F8 format) {
 float f8_to_float(F8 format, std::uint8_t bits) { return f8_table(format)[bits]; }
 
 std::uint8_t f8_from_double(F8 format, double value) { return encode(format, value); }
+
+std::uint8_t f8_from_float_bits(F8 format, float value) {
+    return encode_bits<std::uint32_t, float, 23, 127>(format, value);
+}
+
+std::uint8_t f8_from_double_bits(F8 format, double value) {
+    return encode_bits<std::uint64_t, double, 52, 1023>(format, value);
+}
 
 }  // namespace tslice::narrow

@@ -35,6 +35,12 @@ float f8_to_float(F8 format, std::uint8_t bits);
 // every float32, float16 and integer up to 2^53 exactly, so this is the one rounding of those.
 std::uint8_t f8_from_double(F8 format, double value);
 
+// The same rounding from a float32 or a float64's bits, without leaving integer arithmetic
+// but for the target's subnormals: the kernels from float32 and float64 (and, through
+// float32, float16) use these.
+std::uint8_t f8_from_float_bits(F8 format, float value);
+std::uint8_t f8_from_double_bits(F8 format, double value);
+
 // Tables of the 256 decoded values, for the converters' lookups.
 const float* f8_table(F8 format);
 

@@ -55,6 +55,8 @@ private:
     Kernel kernel_ = nullptr;
     // A narrow source's 256 codes, converted: the kernel is then a lookup.
     std::vector<std::byte> table_;
+    // Or a table kept for the whole run (float32 to float8, built at its first use).
+    const void* shared_table_ = nullptr;
 };
 
 // write_view with every element converted: the elements `view` selects from `data` (of

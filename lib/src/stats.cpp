@@ -132,66 +132,27 @@ double block_m2(const T* p, std::size_t n, double mean) {
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
-// The float blocks' loops are vector kernels of their own (stats_kernels.hpp).
-inline void block_sums(const float* p, std::size_t n, double& sum, float& lo, float& hi) {
-    sum = stats_kernels::sum_min_max(p, n, lo, hi);
-}
-inline void block_sums(const double* p, std::size_t n, double& sum, double& lo, double& hi) {
-    sum = stats_kernels::sum_min_max(p, n, lo, hi);
-}
-inline double block_m2(const float* p, std::size_t n, double mean) {
-    return stats_kernels::squared_deviations(p, n, mean);
-}
-inline double block_m2(const double* p, std::size_t n, double mean) {
-    return stats_kernels::squared_deviations(p, n, mean);
-}
-
 // One block of at most kBlock values into `partial`.
 template <class T>
 void reduce_block(const T* p, std::size_t n, Partial<T>& partial) {
     if (n == 0) return;
     partial.count += static_cast<std::int64_t>(n);
-    double sum;
-    T lo, hi;
-    block_sums(p, n, sum, lo, hi);
     if constexpr (std::is_integral_v<T>) {
+        double sum;
+        T lo, hi;
+        block_sums(p, n, sum, lo, hi);
         const double mean = sum / static_cast<double>(n);
         partial.tree.add({static_cast<std::int64_t>(n), mean, block_m2(p, n, mean)});
         partial.extremes(lo, hi);
     } else {
-        if (std::isfinite(sum)) {  // no NaN, no infinity (a finite sum of them is not)
-            const double mean = sum / static_cast<double>(n);
-            partial.tree.add({static_cast<std::int64_t>(n), mean, block_m2(p, n, mean)});
-            partial.extremes(lo, hi);
-            return;
-        }
-        // NaNs and infinities counted; the finite values gathered and reduced on their own.
-        // Without branches, in locals: a NaN loses every comparison, so it never becomes an
-        // extreme, and an infinity is one.
-        T finite[kBlock];
-        std::size_t kept = 0;
-        std::int64_t nan = 0, posinf = 0, neginf = 0;
-        T low = std::numeric_limits<T>::infinity(), high = -std::numeric_limits<T>::infinity();
-        for (std::size_t i = 0; i < n; ++i) {
-            const T x = p[i];
-            const bool is_nan = x != x;
-            const bool is_inf = std::fabs(x) == std::numeric_limits<T>::infinity();
-            nan += is_nan;
-            posinf += is_inf && x > 0;
-            neginf += is_inf && x < 0;
-            low = x < low ? x : low;
-            high = x > high ? x : high;
-            finite[kept] = x;
-            kept += !(is_nan || is_inf);
-        }
-        partial.nan += nan, partial.posinf += posinf, partial.neginf += neginf;
-        if (static_cast<std::int64_t>(n) > nan) partial.extremes(low, high);
-        if (kept == 0) return;
-        double s = 0;
-        for (std::size_t i = 0; i < kept; ++i) s += static_cast<double>(finite[i]);
-        const double mean = s / static_cast<double>(kept);
+        // The float kernels mask NaNs and infinities in their lanes (stats_kernels.hpp).
+        const stats_kernels::Block<T> block = stats_kernels::sums(p, n);
+        partial.nan += block.nan, partial.posinf += block.posinf, partial.neginf += block.neginf;
+        if (block.nan < static_cast<std::int64_t>(n)) partial.extremes(block.lo, block.hi);
+        if (block.finite == 0) return;
         // A sum of finite values can still overflow: then it is what numpy's sum gives too.
-        partial.tree.add({static_cast<std::int64_t>(kept), mean, block_m2(finite, kept, mean)});
+        const double mean = block.sum / static_cast<double>(block.finite);
+        partial.tree.add({block.finite, mean, stats_kernels::squared_deviations(p, n, mean)});
     }
 }
 

@@ -182,3 +182,39 @@ TEST_CASE("stats: integers' extremes exact, empty and all-NaN have none") {
     CHECK(!e.std);
     CHECK_THROWS_AS(check_stats_type(parse_astype("c8")), Error);
 }
+
+TEST_CASE("convert: the SIMD kernels (float32 -> bfloat16, float8; float8 -> float16) agree with the codecs") {
+    std::mt19937 rng(11);
+    // Random bits: every class of value (NaN, infinities, subnormals), and lengths with tails.
+    for (const std::size_t count : {std::size_t{1}, std::size_t{31}, std::size_t{33}, std::size_t{100003}}) {
+        std::vector<std::uint32_t> bits(count);
+        for (auto& b : bits) b = static_cast<std::uint32_t>(rng());
+        std::vector<float> f(count);
+        std::memcpy(f.data(), bits.data(), count * 4);
+        const auto bf16 = convert<std::uint16_t>(f, "f4", "bf16");
+        const auto e4m3 = convert<std::uint8_t>(f, "f4", "f8_e4m3");
+        const auto e5m2 = convert<std::uint8_t>(f, "f4", "f8_e5m2");
+        for (std::size_t i = 0; i < count; ++i) {
+            REQUIRE(bf16[i] == narrow::bf16_from_float(f[i]));
+            REQUIRE(e4m3[i] == narrow::f8_from_double(narrow::F8::E4M3, f[i]));
+            if (std::isnan(f[i])) REQUIRE(std::isnan(narrow::f8_to_float(narrow::F8::E5M2, e5m2[i])));
+            else REQUIRE(e5m2[i] == narrow::f8_from_double(narrow::F8::E5M2, f[i]));
+        }
+        std::vector<std::uint8_t> codes(count);
+        for (auto& c : codes) c = static_cast<std::uint8_t>(rng());
+        for (const auto& [name, format] : {std::pair{"f8_e4m3", narrow::F8::E4M3}, std::pair{"f8_e5m2", narrow::F8::E5M2}}) {
+            const auto halves = convert<std::uint16_t>(codes, name, "f2");
+            for (std::size_t i = 0; i < count; ++i) {
+                _Float16 h;
+                std::memcpy(&h, &halves[i], 2);
+                const float want = narrow::f8_to_float(format, codes[i]);
+                if (std::isnan(want)) REQUIRE(std::isnan(static_cast<float>(h)));
+                else REQUIRE(static_cast<float>(h) == want);
+            }
+        }
+        std::vector<double> d(count);
+        for (auto& v : d) v = std::ldexp(static_cast<double>(rng()) - 2147483648.0, static_cast<int>(rng() % 300) - 150);
+        const auto narrowed = convert<float>(d, "f8", "f4");
+        for (std::size_t i = 0; i < count; ++i) REQUIRE(narrowed[i] == static_cast<float>(d[i]));
+    }
+}

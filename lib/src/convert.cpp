@@ -285,6 +285,18 @@ Conversion::Conversion(const ElementType& from, const ElementType& to) {
     if (f == kF4 && t == kBF16) kernel_ = f4_to_bf16;
     if (f == kF4 && t == kF2 && kernels::f16c_f4_to_f2()) kernel_ = kernels::f16c_f4_to_f2();
     if (f == kF2 && t == kF4 && kernels::f16c_f2_to_f4()) kernel_ = kernels::f16c_f2_to_f4();
+    // AVX2 where the CPU has it, for the pairs whose baseline loops are slowest.
+    const auto avx2 = [&](kernels::AvxPair pair) {
+        if (const Kernel fast = kernels::avx2_kernel(pair)) kernel_ = fast;
+        return kernel_;
+    };
+    if (f == kF4 && t == kBF16) avx2(kernels::AvxPair::F4ToBF16);
+    if (f == kF8 && t == kF4) avx2(kernels::AvxPair::F8ToF4);
+    if (f == kF4 && (t == kE4M3 || t == kE5M2) &&
+        kernels::avx2_kernel(t == kE4M3 ? kernels::AvxPair::F4ToE4M3 : kernels::AvxPair::F4ToE5M2)) {
+        avx2(t == kE4M3 ? kernels::AvxPair::F4ToE4M3 : kernels::AvxPair::F4ToE5M2);
+        return;
+    }
     if (f == kF4 && t >= kE4M3) {
         kernel_ = f4_to_f8_lookup;
         shared_table_ = t == kE4M3 ? f4_to_f8_table<narrow::F8::E4M3>()
@@ -311,7 +323,11 @@ Conversion::Conversion(const ElementType& from, const ElementType& to) {
         }
         switch (to_size_) {
             case 1: kernel_ = lookup_kernel<1>; break;
-            case 2: kernel_ = lookup_kernel<2>; break;
+            case 2:
+                kernel_ = lookup_kernel<2>;
+                if (t == kF2 && f == kE4M3) avx2(kernels::AvxPair::E4M3ToF2);
+                if (t == kF2 && f == kE5M2) avx2(kernels::AvxPair::E5M2ToF2);
+                break;
             case 4: kernel_ = lookup_kernel<4>; break;
             case 8: kernel_ = lookup_kernel<8>; break;
             case 16: kernel_ = lookup_kernel<16>; break;

@@ -114,7 +114,8 @@ TSLICE_AVX2 void f8_to_f4(const std::byte* src, std::byte* dst, std::size_t coun
 }
 
 // float8 (e4m3fn, e5m2) to float16, 32 codes a step, in bytes: every value of both is a
-// float16 value, so this is a re-encoding, exact. e5m2 is float16's upper byte. e4m3fn's
+// float16 value, so this is a re-encoding, exact. e5m2 is float16's upper byte (a NaN code
+// becomes the quiet NaN with its sign, as the codecs decode it). e4m3fn's
 // normals move their exponent up by 8 (bias 7 to 15) and its mantissa by 7 bits; its
 // subnormals m * 2^-9 are float16 normals whose upper bytes a table gives (the lower are 0);
 // its NaN (s 1111 111) becomes float16's quiet NaN.
@@ -139,7 +140,9 @@ TSLICE_AVX2 void f8_to_f2(const std::byte* src, std::byte* dst, std::size_t coun
             high = _mm256_or_si256(_mm256_blendv_epi8(high, _mm256_set1_epi8(0x7E), is_nan), sign);
             low = _mm256_andnot_si256(_mm256_or_si256(is_sub, is_nan), normal_low);
         } else {
-            high = b;
+            // NaN codes (s 11111 01-11) become the quiet NaN with their sign, as decoded.
+            const __m256i is_nan = _mm256_cmpgt_epi8(_mm256_and_si256(b, low7), _mm256_set1_epi8(0x7C));
+            high = _mm256_blendv_epi8(b, _mm256_or_si256(_mm256_andnot_si256(low7, b), _mm256_set1_epi8(0x7E)), is_nan);
             low = _mm256_setzero_si256();
         }
         const __m256i first = _mm256_unpacklo_epi8(low, high), second = _mm256_unpackhi_epi8(low, high);

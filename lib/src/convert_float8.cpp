@@ -47,9 +47,10 @@ float decode(F8 format, std::uint8_t bits) {
     const int exponent = (bits >> f.mantissa_bits) & top;
     const int mantissa = bits & ((1 << f.mantissa_bits) - 1);
     const float sign = (bits & 0x80) ? -1.0f : 1.0f;
+    // A NaN code decodes to the quiet NaN with its sign (as every kernel writes it).
     if (f.has_inf && exponent == top)
-        return mantissa ? nan : sign * std::numeric_limits<float>::infinity();
-    if (!f.has_inf && exponent == top && mantissa == (1 << f.mantissa_bits) - 1) return nan;
+        return mantissa ? std::copysign(nan, sign) : sign * std::numeric_limits<float>::infinity();
+    if (!f.has_inf && exponent == top && mantissa == (1 << f.mantissa_bits) - 1) return std::copysign(nan, sign);
     if (exponent == 0) return sign * std::ldexp(static_cast<float>(mantissa), 1 - f.bias - f.mantissa_bits);
     return sign * std::ldexp(static_cast<float>(mantissa + (1 << f.mantissa_bits)), exponent - f.bias - f.mantissa_bits);
 }

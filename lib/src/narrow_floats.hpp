@@ -29,7 +29,8 @@ inline float bf16_to_float(std::uint16_t bits) {
 
 enum class F8 { E4M3, E5M2, E8M0 };
 
-// One value of each code, exactly (float32 holds every one).
+// One value of each code, exactly (float32 holds every one); a NaN code gives the quiet NaN
+// with the code's sign.
 float f8_to_float(F8 format, std::uint8_t bits);
 // The nearest code to a float64, ties to even, with the format's overflow rule. float64 holds
 // every float32, float16 and integer up to 2^53 exactly, so this is the one rounding of those.

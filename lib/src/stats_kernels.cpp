@@ -72,7 +72,7 @@ TSLICE_CLONES Block<float> sums(const float* p, std::size_t n) {
     const F8v zero = {0, 0, 0, 0, 0, 0, 0, 0};
     I8v finite = {0, 0, 0, 0, 0, 0, 0, 0}, nan = finite, posinf = finite, neginf = finite;
     std::size_t i = 0;
-    const auto step = [&](const F8v x, D4v& a, D4v& b) {
+    const auto step = [&](const F8v& x, D4v& a, D4v& b) {
         const I8v is_finite = (x - x) == zero;
         const F8v kept = is_finite ? x : zero;
         finite -= is_finite;
@@ -143,7 +143,7 @@ TSLICE_CLONES double squared_deviations(const float* p, std::size_t n, double me
     const D4v m = {mean, mean, mean, mean}, zero = {0, 0, 0, 0};
     D4v s0 = zero, s1 = zero, s2 = zero, s3 = zero;
     std::size_t i = 0;
-    const auto step = [&](const F8v x, D4v& sa, D4v& sc) {
+    const auto step = [&](const F8v& x, D4v& sa, D4v& sc) {
         const D4v a = low_half(x), c = high_half(x);
         const D4v da = a - m, dc = c - m;
         sa += (a - a) == zero ? da * da : zero;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tslice/container.hpp"
+#include "tslice/convert.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/explain.hpp"
@@ -34,6 +35,7 @@
 #include "tslice/reach.hpp"
 #include "tslice/slice.hpp"
 #include "tslice/source.hpp"
+#include "tslice/stats.hpp"
 #include "tslice/steps.hpp"
 #include "tslice/write.hpp"
 
@@ -56,6 +58,8 @@ struct Options {
     bool force = false;
     bool json = false;
     bool full = false;
+    std::optional<std::string> astype;
+    bool stats = false;
     int precision = 8;
     std::int64_t linewidth = 75;
     unsigned threads = tslice::default_thread_count();
@@ -106,6 +110,16 @@ void setup_options(CLI::App& app, Options& options) {
                  "result's nbytes and fields)");
     app.add_flag("--explain", options.explain,
                  "dry run: print the resolved plan, and for EXPR the equivalent strided_slice and ONNX slice specs");
+    app.add_option("--astype", options.astype,
+                   "convert the result as numpy's astype (bool, int8-64, uint8-64, float16-64, complex, bfloat16, "
+                   "float8_e4m3fn, float8_e5m2, float8_e8m0fnu; numpy's codes such as <f4, >i2)")
+        ->type_name("DTYPE");
+    app.add_flag("--stats", options.stats,
+                 "print the result's element, NaN and infinity counts, min, max, mean and std (as numpy's nanmin, "
+                 "nanmax, nanmean, nanstd in float64) instead of its values; with --json as a JSON object")
+        ->excludes(output)
+        ->excludes(shape)
+        ->excludes(list);
     app.add_flag("--full", options.full, "print every value, never summarised with ... (numpy's threshold=sys.maxsize)");
     app.add_option("--precision", options.precision, "the most digits after a printed float's point (numpy's default: 8)")
         ->check(CLI::Range(0, 1000))
@@ -186,8 +200,12 @@ auto open_input(const std::string& path, Open open) {
 int run(const Options& options) {
     if (const std::string warning = tslice::kernel_set_warning(); !warning.empty())
         std::cerr << "tslice: warning: " << warning << "\n";
-    if (options.json && !options.shape_only && !options.list && !options.explain)
-        throw tslice::Error(tslice::ErrorKind::Usage, "--json needs --shape, --list or --explain");
+    if (options.json && !options.shape_only && !options.list && !options.explain && !options.stats)
+        throw tslice::Error(tslice::ErrorKind::Usage, "--json needs --shape, --list, --explain or --stats");
+    if (options.stats && (options.explain || options.format))
+        throw tslice::Error(tslice::ErrorKind::Usage, "--stats prints statistics; it takes no --explain or --format");
+    std::optional<tslice::ElementType> astype;
+    if (options.astype) astype = tslice::parse_astype(*options.astype);
     if (options.shape_only && options.explain)
         throw tslice::Error(tslice::ErrorKind::Usage,
                             "--shape and --explain are two dry runs; give one (--explain's report includes the "
@@ -228,6 +246,7 @@ int run(const Options& options) {
         request.expr = std::move(expr);
         request.output = output;
         request.format = format;
+        request.astype = astype;
         request.write.sync = options.sync;
         request.write.threads = options.threads;
         if (options.chunks) request.zarr.chunks = tslice::parse_zarr_chunks(*options.chunks);
@@ -263,7 +282,10 @@ int run(const Options& options) {
     tslice::read_indices_files(ops, headers_only);
     const tslice::Pipeline pipeline = tslice::plan_pipeline(array.shape, ops, expr, array.type.dtype);
     ops = {};  // the plan holds the indices now: a large gather's would be resident twice
-    const tslice::ElementType type{pipeline.output_dtype(), array.type.safetensors_only};
+    const tslice::ElementType type =
+        tslice::converted_type({pipeline.output_dtype(), array.type.safetensors_only}, astype);
+    const tslice::ElementType source_type{pipeline.output_dtype(), array.type.safetensors_only};
+    if (options.stats) tslice::check_stats_type(source_type, astype);
     if (options.shape_only || options.explain) {
         if (options.explain) {
             tslice::DType shown = array.type.dtype;
@@ -284,14 +306,28 @@ int run(const Options& options) {
         });
     });
     const tslice::Result result = tslice::apply_pipeline(pipeline, data.data(), data.view());
+    if (options.stats) {
+        const tslice::InputPages pages = result.data == data.data() ? data.pages() : tslice::InputPages{};
+        const tslice::ArrayStats stats =
+            tslice::compute_stats(result.data, result.view, source_type, astype, pages, options.threads);
+        write_stdout((options.json ? tslice::stats_json(stats, array.name, type, result.view.shape)
+                                   : tslice::stats_line(stats, array.name, type, result.view.shape)) + "\n");
+        return 0;
+    }
+    std::vector<std::byte> converted;
+    tslice::Result printed = result;
+    if (astype) {
+        converted = tslice::convert_view(result.data, result.view, tslice::Conversion(source_type, type), options.threads);
+        printed = tslice::Result{converted.data(), tslice::View::contiguous(result.view.shape, type.itemsize()), nullptr};
+    }
     tslice::PrintOptions print;
     print.precision = options.precision;
     print.linewidth = options.linewidth;
     if (options.full) print.threshold = std::numeric_limits<std::int64_t>::max();
     if (type.safetensors_only.empty())
-        write_stdout(tslice::format_array(result.data, result.view, type.dtype, print) + "\n");
+        write_stdout(tslice::format_array(printed.data, printed.view, type.dtype, print) + "\n");
     else
-        write_stdout(tslice::format_narrow_float_array(result.data, result.view, type, print) + "\n");
+        write_stdout(tslice::format_narrow_float_array(printed.data, printed.view, type, print) + "\n");
     return 0;
 }
 

@@ -45,6 +45,10 @@
 #    from memory there (the writing alone; tslice over the slower of it and the floor shows
 #    how near a perfect overlap of reading and writing it comes, not judged) and numpy's
 #    np.load(mmap_mode='r'), with peak RSS.
+# 4. Values (bench/values_bench.py): --stats of a 1 GiB float32 .npy against reading its bytes
+#    from the mapping (tslice_read_floor) and numpy's np.load + nanmin/nanmax/nanmean/nanstd,
+#    with peak RSS; --astype f4 of a 512 MiB BF16 safetensors tensor to .npy and --astype bf16
+#    of the 1 GiB float32 to .safetensors, against tslice_io_floor writing as many bytes.
 #
 # Exit status: non-zero if anything fails to build or run, or any copy or output file differs
 # from its reference; a MISS never fails (in quick mode the numbers mean nothing anyway).
@@ -76,7 +80,7 @@ out_dir=""
 trap 'rm -f "$build_log"; [[ -z "$out_dir" ]] || rm -rf "$out_dir"' EXIT
 # Configured (again) before building, so the build knows the bench targets; Release always.
 if ! { cmake -S "$tslice_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DTSLICE_BUILD_BENCH=ON &&
-       cmake --build "$build_dir" -j "$(nproc)" --target tslice tslice_bench tslice_io_floor tslice_peak_rss
+       cmake --build "$build_dir" -j "$(nproc)" --target tslice tslice_bench tslice_io_floor tslice_peak_rss tslice_read_floor
      } >"$build_log" 2>&1; then
     cat "$build_log" >&2
     exit 1
@@ -123,6 +127,9 @@ runs=(--warmup 1)
     --tslice "$out_dir/tslice" --floor "$bench_bin/tslice_io_floor" --peak-rss "$bench_bin/tslice_peak_rss" \
     --python /usr/bin/python3 "${runs[@]}" "${quick[@]}" || status=$?
 /usr/bin/python3 "$tslice_root/bench/cold_cache.py" --jobs "$jobs" --tslice "$out_dir/tslice" \
+    --peak-rss "$bench_bin/tslice_peak_rss" --python /usr/bin/python3 "${quick[@]}" || status=$?
+/usr/bin/python3 "$tslice_root/bench/values_bench.py" --dir "$data_dir" --tslice "$out_dir/tslice" \
+    --floor "$bench_bin/tslice_io_floor" --read-floor "$bench_bin/tslice_read_floor" \
     --peak-rss "$bench_bin/tslice_peak_rss" --python /usr/bin/python3 "${quick[@]}" || status=$?
 report_noise
 exit "$status"

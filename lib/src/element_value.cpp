@@ -2,6 +2,8 @@
 // integers as 128-bit integers, floats as long doubles, strings as code points.
 #include "element_value.hpp"
 
+#include "narrow_floats.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cfloat>
@@ -171,6 +173,7 @@ float float8_value(std::uint8_t bits, bool e4m3) {
 
 float narrow_float_value(const std::byte* p, const std::string& name) {
     if (name == "BF16") return bfloat16_value(p);
+    if (name == "F8_E8M0") return narrow::f8_to_float(narrow::F8::E8M0, std::to_integer<std::uint8_t>(p[0]));
     return float8_value(std::to_integer<std::uint8_t>(p[0]), name == "F8_E4M3");
 }
 

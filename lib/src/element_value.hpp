@@ -45,7 +45,7 @@ Real load_real(const std::byte* p, FloatKind kind, bool swap, std::size_t size);
 // A 'U' element's code points, trailing NULs dropped as numpy's scalars drop them.
 std::u32string load_code_points(const std::byte* p, const DType& dtype);
 
-// A float type numpy lacks, by its safetensors name ("BF16", "F8_E4M3", "F8_E5M2"), as the
+// A float type numpy lacks, by its safetensors name ("BF16", "F8_E4M3", "F8_E5M2", "F8_E8M0"), as the
 // float32 it equals exactly (E4M3 is the OCP "FN" type: no infinities, all ones is NaN).
 float narrow_float_value(const std::byte* p, const std::string& name);
 

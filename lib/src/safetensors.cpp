@@ -42,6 +42,7 @@ constexpr TypeRow kTypes[] = {
     {"U16", "<u2", true},       {"F16", "<f2", true},       {"BF16", "|V2", false},  {"I32", "<i4", true},
     {"U32", "<u4", true},       {"F32", "<f4", true},       {"F64", "<f8", true},    {"I64", "<i8", true},
     {"U64", "<u8", true},       {"F8_E4M3", "|V1", false},  {"F8_E5M2", "|V1", false},
+    {"F8_E8M0", "|V1", false},
 };
 
 // kTypes' types, parsed once: a checkpoint asks for the same few thousands of times.
@@ -158,7 +159,7 @@ TensorEntry read_tensor(json::Reader& reader, std::string name) {
     const auto row = std::find_if(std::begin(kTypes), std::end(kTypes), [&](const TypeRow& r) { return dtype == r.name; });
     if (row == std::end(kTypes))
         fail(where() + " has the unknown dtype " + json_quoted(dtype) +
-             " (tslice reads BOOL, U8, I8, I16, U16, F16, BF16, I32, U32, F32, F64, I64, U64, F8_E4M3, F8_E5M2)");
+             " (tslice reads BOOL, U8, I8, I16, U16, F16, BF16, I32, U32, F32, F64, I64, U64, F8_E4M3, F8_E5M2, F8_E8M0)");
     tensor.type = static_cast<std::uint8_t>(row - std::begin(kTypes));
     return tensor;
 }

@@ -3,6 +3,7 @@
 #include "tslice/slice.hpp"
 
 #include "python_text.hpp"
+#include "tslice/convert.hpp"
 #include "tslice/error.hpp"
 #include "tslice/npy.hpp"
 #include "tslice/reach.hpp"
@@ -45,7 +46,7 @@ OutputFraming output_framing(OutputFormat format, const ElementType& type, const
             throw Error(ErrorKind::Usage,
                                 "safetensors has no dtype for " + type.name() +
                                     " (it holds booleans, integers and floats: BOOL, U8-U64, I8-I64, F16, BF16, F32, "
-                                    "F64, F8_E4M3, F8_E5M2); write a .npy or .npz instead");
+                                    "F64, F8_E4M3, F8_E5M2, F8_E8M0); write a .npy or .npz instead");
         return {safetensors_prefix(name, *dtype, shape, data_bytes), 0, {}};
     }
     if (!type.safetensors_only.empty())
@@ -61,6 +62,17 @@ OutputFraming output_framing(OutputFormat format, const ElementType& type, const
     return {prefix + header, prefix.size(), [member, member_size](std::uint32_t crc) {
                 return npz_suffix(member, member_size, crc);
             }};
+}
+
+ElementType converted_type(const ElementType& type, const std::optional<ElementType>& astype,
+                           std::optional<OutputFormat> format) {
+    if (!astype) return type;
+    ElementType target = *astype;
+    if (format == OutputFormat::Safetensors && target.safetensors_only.empty() && target.dtype.byte_order == '>')
+        target.dtype = parse_dtype_descr("'<" + target.dtype.type_string.substr(1) + "'");
+    const Conversion check(type, target);  // says which of the two does not convert
+    (void)check;
+    return target;
 }
 
 void slice_file(const SliceRequest& request) {
@@ -81,9 +93,9 @@ void slice_file(const SliceRequest& request) {
     read_indices_files(ops);
     Pipeline pipeline = plan_pipeline(array.shape, ops, request.expr, array.type.dtype);
     ops = {};  // the plan holds the indices now: a large gather's would be resident twice
-    const ElementType type{pipeline.output_dtype(), array.type.safetensors_only};
-
+    const ElementType source_type{pipeline.output_dtype(), array.type.safetensors_only};
     const OutputFormat format = request.format.value_or(output_format_for(request.output, std::nullopt));
+    const ElementType type = converted_type(source_type, request.astype, format);
     const bool text = format == OutputFormat::Json || format == OutputFormat::Csv;
     const std::string what = tslice::array_what(array);
     reading([&] { require_sliceable(array, what); });
@@ -104,6 +116,26 @@ void slice_file(const SliceRequest& request) {
     // stay resident beside it, 8 bytes each.
     pipeline = {};
     const InputPages pages = result.data == data.data() ? data.pages() : InputPages{};
+    // A conversion to the type the result has already is none: the plain copy (which may
+    // splice) writes the same bytes.
+    if (request.astype && !(type == source_type)) {
+        const Conversion conversion(source_type, type);
+        if (text || zarr) {
+            // The text and Zarr writers read values from a view: the converted result is made
+            // whole first.
+            const std::vector<std::byte> converted =
+                convert_view(result.data, result.view, conversion, request.write.threads);
+            const View converted_view = View::contiguous(result.view.shape, type.itemsize());
+            if (zarr)
+                write_zarr(request.output, converted.data(), converted_view, type, request.zarr, request.write, {});
+            else
+                write_values_as_text(request.output, format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv,
+                                     converted.data(), converted_view, type, {}, request.write);
+            return;
+        }
+        write_view_converted(request.output, framing, result.data, result.view, pages, request.write, conversion);
+        return;
+    }
     if (zarr) {
         write_zarr(request.output, result.data, result.view, type, request.zarr, request.write, pages);
         return;

@@ -374,7 +374,33 @@ def hostile_seeds():
     write("fuzz_ops_json", "nul_in_string", b'{"op":"index","expr":"0\0"}')
 
 
+def values_seeds():
+    """fuzz_values: the --astype text, a newline, the source type's index (fuzz_values.cpp's
+    kSources) and the elements' bytes."""
+    floats = np.array([0.0, -0.0, 1.5, -2.5, np.nan, np.inf, -np.inf, 1e30, -1e30, 3e38, 448, 464, 465, 57344,
+                       61440, 2.0 ** -127, 300.0, -1.0, 9.3e18, 1.9e19], dtype="<f8")
+    sources = ["bool", "i1", "u1", "<i2", ">i2", "<u2", ">u4", "<i4", "<i8", ">u8", "<f2", ">f2", "<f4", ">f4", "<f8",
+               ">f8", "f16", "<c8", ">c16", "bf16", "f8_e4m3", "f8_e5m2", "f8_e8m0"]
+    seeds = {}
+    with np.errstate(over="ignore"):
+        halves = floats.astype("<f2").tobytes()
+    for target in ["int8", "u1", ">i2", "uint64", "int64", "bool", "f2", ">f4", "float64", "c8", "bfloat16",
+                   "float8_e4m3fn", "f8_e5m2", "float8_e8m0fnu", "longdouble"]:
+        for source, data in (("<f8", floats.tobytes()), (">f4", floats.astype(">f4").tobytes()),
+                             ("<f2", halves), ("bf16", bytes(range(0, 256, 3)) * 2),
+                             ("f8_e4m3", bytes(range(256))), ("<i8", np.array([-2**63, 2**63 - 1, 0, -1],
+                                                                                 "<i8").tobytes())):
+            name = f"{target.replace('>', 'big_')}_from_{source.replace('<', '').replace('>', 'big_')}"
+            seeds[name] = target.encode() + b"\n" + bytes([sources.index(source)]) + data
+    for name, text in {"unknown": "float33\n", "string": "S3\n", "empty": "", "order_on_name": ">float32\n",
+                       "datetime": "M8[s]\n"}.items():
+        seeds[name] = text.encode()
+    return seeds
+
+
 def main():
+    for name, data in values_seeds().items():
+        write("fuzz_values", name, data)
     for name, text in JSON_TEXTS.items():
         write("fuzz_json_reader", name, text)
     hostile_seeds()

@@ -35,7 +35,7 @@ ContainerFormat detect_format(const std::byte* bytes, std::size_t size);
 // ('|V2', '|V1'), so that its bytes can be viewed and copied like any other.
 struct ElementType {
     DType dtype;
-    std::string safetensors_only;  // "BF16", "F8_E4M3", "F8_E5M2"; empty when numpy has the type
+    std::string safetensors_only;  // "BF16", "F8_E4M3", "F8_E5M2", "F8_E8M0"; empty when numpy has the type
                                    // (or a GGUF quantized type's name, "Q4_K", which only lists)
 
     std::size_t itemsize() const { return dtype.itemsize; }

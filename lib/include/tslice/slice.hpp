@@ -41,6 +41,7 @@ struct SliceRequest {
     std::optional<IndexExpr> expr;   // then the expression
     std::string output;              // a path, or "-" for standard output
     std::optional<OutputFormat> format;  // default: output_format_for(output, nullopt)
+    std::optional<ElementType> astype;   // convert the result to this type (convert.hpp)
     WriteOptions write;
     ZarrOptions zarr;  // a Zarr output's chunks and compressor
 };
@@ -49,5 +50,11 @@ struct SliceRequest {
 // time, the copy in bounded chunks, to a temporary renamed into place. Errors are tslice::Error
 // and name the file they are about.
 void slice_file(const SliceRequest& request);
+
+// The type a result of `type` is written as with --astype `astype` (nullopt: unconverted), in
+// `format`: safetensors holds little-endian numbers, so a big-endian target becomes its
+// little-endian twin there. Error(Usage) where either type does not convert.
+ElementType converted_type(const ElementType& type, const std::optional<ElementType>& astype,
+                           std::optional<OutputFormat> format = std::nullopt);
 
 }  // namespace tslice

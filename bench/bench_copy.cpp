@@ -269,7 +269,14 @@ int run(const Options& options) {
         verify("tslice allT", out.data(), out_bytes);
         using tslice::bench::CopyAlternative;
         const tslice::CopyPlan copy_plan = tslice::plan_copy(planned.view);
-        const bool streams = tslice::copy_streams(copy_plan, count);
+        // A streamed contiguous run long enough goes to memcpy; "stores flipped" then streams it
+        // with tslice's own loop instead, as it does for a run tslice streams itself the reverse.
+        const bool via_memcpy = tslice::copy_streams(copy_plan, count) &&
+                                copy_plan.row.stride == static_cast<std::int64_t>(copy_plan.layout.itemsize) &&
+                                static_cast<std::size_t>(std::min<std::int64_t>(copy_plan.row_length, count)) *
+                                        copy_plan.layout.itemsize >=
+                                    tslice::memcpy_run_bytes();
+        const bool streams = tslice::copy_streams(copy_plan, count) && !via_memcpy;
         const bool stepped = std::string(copy_plan.row.name) == "stepped";
         const bool kernel_flips = tslice::bench::kernel_flips(planned.view);
         for (int which = 0; which < CopyAlternative::kCount; ++which) {
@@ -341,8 +348,8 @@ int run(const Options& options) {
 
         const double m1 = median(t1), mn = median(tn), mo = median(mc_out), mon = median(mc_out_n),
                      mr = median(mc_read), mx = median(txt), mp = numpy.median;
-        tslice::bench::ChoiceRow choice{label, streams, copy_plan.prefetch_ahead, copy_plan.lines_ahead,
-                                        copy_plan.row.name, kernel_flips, m1, {}};
+        tslice::bench::ChoiceRow choice{label,      streams,      copy_plan.prefetch_ahead, copy_plan.lines_ahead,
+                                        copy_plan.row.name, via_memcpy, kernel_flips, m1, {}};
         for (int which = 0; which < CopyAlternative::kCount; ++which)
             if (!changed[which].empty()) choice.changed[which] = median(changed[which]);
         choice_rows.push_back(choice);

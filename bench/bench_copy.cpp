@@ -1,8 +1,10 @@
 // tslice_bench: the in-process half of scripts/bench.sh (how to run it and what it prints: the
 // comment at the top of that script). The cases are in bench/cases.hpp.
 //
-//   tslice_bench generate DIR [--quick]   writes the inputs into DIR; a file already there with
-//                                         the right header and size is kept
+//   tslice_bench generate DIR [--quick] [--in-process]
+//                                         writes the inputs into DIR (--in-process: only those of
+//                                         the in-process table); a file already there with the
+//                                         right header and size is kept
 //   tslice_bench list DIR [--quick]       the whole-process jobs for bench/whole_process.py, one
 //                                         per line, tab-separated
 //   tslice_bench run DIR [--quick] [--reps N] [--threads N] [--python PATH] [--only TEXT]
@@ -458,14 +460,16 @@ Options parse(int argc, char** argv) {
             options.python = value();
         else if (arg == "--only")
             options.only = value();
+        else if (arg == "--in-process")
+            options.in_process = true;
         else if (!arg.empty() && arg[0] == '-')
             die("unknown option " + arg);
         else
             positional.push_back(arg);
     }
     if (positional.size() != 2 || (positional[0] != "generate" && positional[0] != "list" && positional[0] != "run"))
-        die("usage: tslice_bench generate|list|run DIR [--quick] [--reps N] [--threads N] [--python PATH] "
-            "[--only TEXT]");
+        die("usage: tslice_bench generate|list|run DIR [--quick] [--in-process] [--reps N] [--threads N] "
+            "[--python PATH] [--only TEXT]");
     options.command = positional[0];
     options.dir = positional[1];
     if (options.threads < 1) options.threads = 1;

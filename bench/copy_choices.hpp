@@ -102,6 +102,12 @@ inline void print_machine_choices() {
                 "or more and step by at most two elements\n",
                 mib, settings.stream_why.c_str());
     std::printf("contiguous runs of a streamed copy go to memcpy: %s\n", settings.memcpy_why.c_str());
+    const std::optional<std::size_t> glibc = glibc_non_temporal_threshold(read_glibc_facts());
+    if (glibc) {
+        std::printf("glibc's memcpy streams from %zu bytes (0x%zx) as tslice computes it\n", *glibc, *glibc);
+    } else {
+        std::printf("glibc's memcpy streams from: not known to tslice (not glibc 2.26 to 2.37)\n");
+    }
     std::printf("prefetch: %lld lines ahead (rows holding that many, twice as many for gathered rows)\n",
                 static_cast<long long>(prefetch_lines()));
 }

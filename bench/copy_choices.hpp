@@ -104,9 +104,11 @@ inline void print_machine_choices() {
     std::printf("contiguous runs of a streamed copy go to memcpy: %s\n", settings.memcpy_why.c_str());
     const std::optional<std::size_t> glibc = glibc_non_temporal_threshold(read_glibc_facts());
     if (glibc) {
-        std::printf("glibc's memcpy streams from %zu bytes (0x%zx) as tslice computes it\n", *glibc, *glibc);
+        std::printf("glibc's memcpy streams runs of %zu bytes (0x%zx) or more, as tslice computes it (glibc's "
+                    "own threshold for 2.26 to 2.37, a bound above it from 2.38)\n",
+                    *glibc, *glibc);
     } else {
-        std::printf("glibc's memcpy streams from: not known to tslice (not glibc 2.26 to 2.37)\n");
+        std::printf("glibc's memcpy streams from: not known to tslice (not glibc 2.26 or later on Intel or AMD)\n");
     }
     std::printf("prefetch: %lld lines ahead (rows holding that many, twice as many for gathered rows)\n",
                 static_cast<long long>(prefetch_lines()));

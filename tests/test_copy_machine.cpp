@@ -85,7 +85,7 @@ TEST_CASE("copy_machine: glibc 2.36's streaming threshold on Intel: one thread's
     CHECK(glibc_non_temporal_threshold(facts) == 300 * kMiB / 16 * 3 / 4);
 }
 
-TEST_CASE("copy_machine: GLIBC_TUNABLES overrides, and unknown C libraries are not guessed") {
+TEST_CASE("copy_machine: GLIBC_TUNABLES overrides, newer glibc gives a bound, unknown C libraries nothing") {
     GlibcFacts facts = zen4_vm();
     facts.tunables = "glibc.malloc.check=0:glibc.cpu.x86_non_temporal_threshold=0x400000";
     CHECK(glibc_non_temporal_threshold(facts) == 4 * kMiB);
@@ -96,10 +96,17 @@ TEST_CASE("copy_machine: GLIBC_TUNABLES overrides, and unknown C libraries are n
     facts.tunables = "glibc.cpu.x86_non_temporal_threshold=lots";
     CHECK(glibc_non_temporal_threshold(facts) == 240 * kMiB);
     facts.tunables.clear();
-    facts.minor = 38;  // a newer formula: not relied on, unless set by hand
-    CHECK_FALSE(glibc_non_temporal_threshold(facts).has_value());
+    facts.minor = 39;  // a fraction of the L3 that depends on the model: at most 3/4 of L3 and L2
+    CHECK(glibc_non_temporal_threshold(facts) == (320 + 1) * kMiB * 3 / 4);
+    facts = xeon_vm();
+    facts.minor = 39;  // (glibc 2.39 printed 151 MiB on the 16-core Xeon)
+    CHECK(glibc_non_temporal_threshold(facts) == (300 + 2) * kMiB * 3 / 4);
+    CHECK(*glibc_non_temporal_threshold(facts) >= 151 * kMiB);
     facts.tunables = "glibc.cpu.x86_non_temporal_threshold=0x400000";
     CHECK(glibc_non_temporal_threshold(facts) == 4 * kMiB);
+    facts.tunables.clear();
+    facts.l3_bytes = 0;
+    CHECK_FALSE(glibc_non_temporal_threshold(facts).has_value());
     facts = zen4_vm();
     facts.major = 0;  // not glibc
     CHECK_FALSE(glibc_non_temporal_threshold(facts).has_value());

@@ -19,7 +19,8 @@
 // threshold" on, in a loop that copies 2 or 4 pages at a time, a line of each in turn, with
 // prefetches; tslice's own streaming loop goes straight through. Measured on one 1016 MiB
 // run (`[1:-1]` of a 1 GiB float32), one thread: on the 16-core Xeon glibc's loop 110 ms
-// against tslice's 120; on the 2-core AMD EPYC with AVX2 only memcpy 118 against 138; on the
+// against tslice's 120 (and numpy's np.copyto there, glibc 2.39: 99.5 to 106 ms as glibc
+// chooses, streaming; 158 to 175 with streaming turned off through GLIBC_TUNABLES); on the 2-core AMD EPYC with AVX2 only memcpy 118 against 138; on the
 // development machine (AMD EPYC, Zen 4, AVX-512) the reverse, tslice's 37 against memcpy's 50,
 // although glibc 2.36 streams there too (its threshold there is 240 MiB: glibc's memcpy took
 // 250 to 280 ms with it and 375 with streaming turned off through GLIBC_TUNABLES, tslice's
@@ -98,7 +99,17 @@ void intel_sharing(const GlibcFacts& facts, unsigned& l3_threads, unsigned& l2_t
 std::optional<std::size_t> glibc_non_temporal_threshold(const GlibcFacts& facts) {
     if (facts.major != 2 || facts.minor < 26) return std::nullopt;
     if (const std::optional<std::size_t> set = tunable_threshold(facts.tunables)) return set;
-    if (facts.minor > 37) return std::nullopt;
+    if (facts.vendor == GlibcFacts::Vendor::Other) return std::nullopt;
+    if (facts.minor >= 38) {
+        // From 2.38 glibc takes a fraction of the whole L3 (a quarter, or as much as a half on
+        // some Intel models), plus the L2 where the L3 does not hold it, but never less than
+        // three quarters of a thread's share: at most three quarters of L3 and L2 together,
+        // which is what tslice takes (runs that long are streamed by glibc for certain). On
+        // the 16-core Xeon glibc 2.39 printed 151 MiB (`ld.so --list-tunables`) where this
+        // gives 226.5 MiB.
+        if (facts.l3_bytes <= 0) return std::nullopt;
+        return static_cast<std::size_t>(facts.l3_bytes + std::max(facts.l2_bytes, 0L)) * 3 / 4;
+    }
     long shared = facts.l3_bytes;
     if (facts.vendor == GlibcFacts::Vendor::Intel) {
         if (shared <= 0) return std::nullopt;  // (glibc then shares the L2: not modelled)
@@ -116,8 +127,6 @@ std::optional<std::size_t> glibc_non_temporal_threshold(const GlibcFacts& facts)
             if (threads > 0) shared /= threads;
             shared *= facts.amd_l3_sharing;
         }
-    } else {
-        return std::nullopt;
     }
     if (shared <= 0) return std::nullopt;
     return static_cast<std::size_t>(shared) * 3 / 4;

@@ -39,10 +39,11 @@ struct GlibcFacts {
 
 GlibcFacts read_glibc_facts();
 
-// The size from which glibc's memcpy streams its stores, as the running glibc computes it:
-// its setting in GLIBC_TUNABLES, or glibc 2.26 to 2.37's arithmetic (Debian 12 has 2.36,
-// Ubuntu 22.04 2.35): three quarters of "one thread's share" of the L3. Nothing for other C
-// libraries and other versions (2.38 changed the arithmetic): then tslice does not rely on it.
+// A size from which glibc's memcpy streams its stores, as the running glibc computes it: its
+// setting in GLIBC_TUNABLES; or glibc 2.26 to 2.37's arithmetic (Debian 12 has 2.36, Ubuntu
+// 22.04 2.35): three quarters of "one thread's share" of the L3; or, from 2.38 on, whose
+// arithmetic depends on the CPU model, a bound it never exceeds. Nothing for other C
+// libraries and CPUs: then tslice does not rely on it.
 std::optional<std::size_t> glibc_non_temporal_threshold(const GlibcFacts& facts);
 
 // Everything the choices depend on.

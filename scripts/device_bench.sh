@@ -10,9 +10,9 @@
 # machine (CPU model, cores, caches as sysfs and glibc see them, glibc's own copy thresholds),
 # generates the inputs of the in-process cases (about 5 GiB; --quick: 1/64) and runs
 # `tslice_bench run` with --reps 3: the in-process table, then the CPU and the choices tslice
-# made for it, then each choice timed against its alternatives. Within about 4 minutes on
-# a 16-core machine with the inputs on a local disk; stopped after TSLICE_DEVICE_LIMIT
-# seconds (default 390) whatever happens.
+# made for it, then each choice timed against its alternatives. Meant for a 7-minute slot on
+# a 16-core machine: it stops itself after TSLICE_DEVICE_LIMIT seconds (default 390), and
+# prints how long each step took.
 #
 # Environment: TSLICE_DEVICE_DATA  where the inputs go (default /tmp/tslice-device-data;
 #                                  removed at the end unless TSLICE_DEVICE_KEEP=1)

@@ -27,6 +27,7 @@ struct Options {
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     std::string python = "/usr/bin/python3";
     std::string only;
+    bool in_process = false;  // generate: only the inputs of the in-process cases
 };
 
 std::int64_t product(const std::vector<std::int64_t>& shape);

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -131,8 +132,10 @@ std::uint64_t sample_sum(const std::byte* data, std::size_t bytes) {
 }
 
 NumpyResult run_numpy(const Options& options, const CaseSpec& spec, int reps) {
-    std::string command = shell_quote(options.python) + " " +
-                          shell_quote(std::string(TSLICE_BENCH_SOURCE_DIR) + "/numpy_copy.py") + " --file " +
+    // TSLICE_BENCH_SCRIPTS: where numpy_copy.py is, for a bench binary run away from its sources.
+    const char* scripts = std::getenv("TSLICE_BENCH_SCRIPTS");
+    const std::string script_dir = scripts != nullptr && *scripts != '\0' ? scripts : TSLICE_BENCH_SOURCE_DIR;
+    std::string command = shell_quote(options.python) + " " + shell_quote(script_dir + "/numpy_copy.py") + " --file " +
                           shell_quote(path_of(options, spec.input)) + " --reps " + std::to_string(reps) +
                           " --sample-stride " + std::to_string(kSampleStride);
     if (spec.kind == Kind::GatherRows || spec.kind == Kind::GatherColumns)

@@ -1,8 +1,10 @@
 // tslice_bench: the in-process half of scripts/bench.sh (how to run it and what it prints: the
 // comment at the top of that script). The cases are in bench/cases.hpp.
 //
-//   tslice_bench generate DIR [--quick]   writes the inputs into DIR; a file already there with
-//                                         the right header and size is kept
+//   tslice_bench generate DIR [--quick] [--in-process]
+//                                         writes the inputs into DIR (--in-process: only those of
+//                                         the in-process table); a file already there with the
+//                                         right header and size is kept
 //   tslice_bench list DIR [--quick]       the whole-process jobs for bench/whole_process.py, one
 //                                         per line, tab-separated
 //   tslice_bench run DIR [--quick] [--reps N] [--threads N] [--python PATH] [--only TEXT]
@@ -269,7 +271,14 @@ int run(const Options& options) {
         verify("tslice allT", out.data(), out_bytes);
         using tslice::bench::CopyAlternative;
         const tslice::CopyPlan copy_plan = tslice::plan_copy(planned.view);
-        const bool streams = tslice::copy_streams(copy_plan, count);
+        // A streamed contiguous run long enough goes to memcpy; "stores flipped" then streams it
+        // with tslice's own loop instead, as it does for a run tslice streams itself the reverse.
+        const bool via_memcpy = tslice::copy_streams(copy_plan, count) &&
+                                copy_plan.row.stride == static_cast<std::int64_t>(copy_plan.layout.itemsize) &&
+                                static_cast<std::size_t>(std::min<std::int64_t>(copy_plan.row_length, count)) *
+                                        copy_plan.layout.itemsize >=
+                                    tslice::memcpy_run_bytes();
+        const bool streams = tslice::copy_streams(copy_plan, count) && !via_memcpy;
         const bool stepped = std::string(copy_plan.row.name) == "stepped";
         const bool kernel_flips = tslice::bench::kernel_flips(planned.view);
         for (int which = 0; which < CopyAlternative::kCount; ++which) {
@@ -341,8 +350,8 @@ int run(const Options& options) {
 
         const double m1 = median(t1), mn = median(tn), mo = median(mc_out), mon = median(mc_out_n),
                      mr = median(mc_read), mx = median(txt), mp = numpy.median;
-        tslice::bench::ChoiceRow choice{label, streams, copy_plan.prefetch_ahead, copy_plan.lines_ahead,
-                                        copy_plan.row.name, kernel_flips, m1, {}};
+        tslice::bench::ChoiceRow choice{label,      streams,      copy_plan.prefetch_ahead, copy_plan.lines_ahead,
+                                        copy_plan.row.name, via_memcpy, kernel_flips, m1, {}};
         for (int which = 0; which < CopyAlternative::kCount; ++which)
             if (!changed[which].empty()) choice.changed[which] = median(changed[which]);
         choice_rows.push_back(choice);
@@ -451,14 +460,16 @@ Options parse(int argc, char** argv) {
             options.python = value();
         else if (arg == "--only")
             options.only = value();
+        else if (arg == "--in-process")
+            options.in_process = true;
         else if (!arg.empty() && arg[0] == '-')
             die("unknown option " + arg);
         else
             positional.push_back(arg);
     }
     if (positional.size() != 2 || (positional[0] != "generate" && positional[0] != "list" && positional[0] != "run"))
-        die("usage: tslice_bench generate|list|run DIR [--quick] [--reps N] [--threads N] [--python PATH] "
-            "[--only TEXT]");
+        die("usage: tslice_bench generate|list|run DIR [--quick] [--in-process] [--reps N] [--threads N] "
+            "[--python PATH] [--only TEXT]");
     options.command = positional[0];
     options.dir = positional[1];
     if (options.threads < 1) options.threads = 1;

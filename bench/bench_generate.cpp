@@ -67,7 +67,13 @@ void write_npy_file(const std::string& path, const char* descr, const std::vecto
 // are whole numbers (exact, never NaN); integers take the hash's low bits.
 void generate(const Options& options) {
     ::mkdir(options.dir.c_str(), 0777);
+    const auto in_process_uses = [](const std::string& name) {
+        for (const CaseSpec& c : tslice::bench::cases())
+            if (name == c.input || name == c.indices) return true;
+        return false;
+    };
     for (const auto& spec : tslice::bench::inputs()) {
+        if (options.in_process && !in_process_uses(spec.name)) continue;
         const std::uint64_t seed = seed_of(spec.name);
         const std::string kind = spec.descr;
         write_npy_file(path_of(options, spec.name), spec.descr, shape_of(spec, options.quick),
@@ -89,6 +95,7 @@ void generate(const Options& options) {
                        });
     }
     for (const auto& spec : tslice::bench::indices_files()) {
+        if (options.in_process && !in_process_uses(spec.name)) continue;
         // The bound: the gathered axis of the data file of the case that uses these indices.
         std::int64_t bound = 0;
         std::vector<CaseSpec> gathers = tslice::bench::cases();

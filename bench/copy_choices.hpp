@@ -55,6 +55,7 @@ struct ChoiceRow {
     std::int64_t prefetch_rows = 0;
     std::int64_t lines_ahead = 0;  // in the row itself (rows of sparse elements)
     std::string kernel;            // the row kernel tslice chose
+    bool via_memcpy = false;       // streamed by handing its contiguous run to memcpy
     bool kernel_flips = false;     // whether another kernel can copy these rows
     double chosen = 0;                          // median seconds
     std::array<double, CopyAlternative::kCount> changed{};  // the same, per alternative
@@ -70,14 +71,53 @@ inline bool kernel_flips(const View& view) {
 
 // The table, judged: a case passes if no alternative is more than 5% faster than tslice's
 // choice. Returns the number of misses.
+// The CPU as /proc/cpuinfo names it.
+inline std::string cpu_model() {
+    std::FILE* file = std::fopen("/proc/cpuinfo", "r");
+    if (!file) return "unknown (no /proc/cpuinfo)";
+    char line[512];
+    std::string model = "unknown";
+    while (std::fgets(line, sizeof line, file)) {
+        const std::string text = line;
+        if (text.rfind("model name", 0) != 0) continue;
+        const std::size_t colon = text.find(':');
+        if (colon != std::string::npos) model = text.substr(colon + 2, text.find_last_not_of("\n") - colon - 1);
+        break;
+    }
+    std::fclose(file);
+    return model;
+}
+
+// What tslice chose for this machine, and why: printed above the table.
+inline void print_machine_choices() {
+    const StreamSettings& settings = stream_settings();
+    const kernels::KernelSet& set = kernels::active_set();
+    std::printf("\nCPU: %s; kernel set %s (stepped kernel up to steps of %lld, %lld, %lld, %lld bytes for "
+                "1-, 2-, 4-, 8-byte items)\n",
+                cpu_model().c_str(), set.name, static_cast<long long>(set.stepped_most[0]),
+                static_cast<long long>(set.stepped_most[1]), static_cast<long long>(set.stepped_most[2]),
+                static_cast<long long>(set.stepped_most[3]));
+    const double mib = static_cast<double>(stream_threshold()) / (1 << 20);
+    std::printf("streaming: a call writing %.1f MiB or more streams its stores (%s), if its rows are 1 KiB "
+                "or more and step by at most two elements\n",
+                mib, settings.stream_why.c_str());
+    std::printf("contiguous runs of a streamed copy go to memcpy: %s\n", settings.memcpy_why.c_str());
+    const std::optional<std::size_t> glibc = glibc_non_temporal_threshold(read_glibc_facts());
+    if (glibc) {
+        std::printf("glibc's memcpy streams runs of %zu bytes (0x%zx) or more, as tslice computes it (glibc's "
+                    "own threshold for 2.26 to 2.37, a bound above it from 2.38)\n",
+                    *glibc, *glibc);
+    } else {
+        std::printf("glibc's memcpy streams from: not known to tslice (not glibc 2.26 or later on Intel or AMD)\n");
+    }
+    std::printf("prefetch: %lld lines ahead (rows holding that many, twice as many for gathered rows)\n",
+                static_cast<long long>(prefetch_lines()));
+}
+
 inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
-    const std::optional<std::size_t> cache = last_level_cache_bytes();
-    const std::string cache_text =
-        cache ? "half the " + std::to_string(*cache >> 20) + " MiB last-level cache" : "no cache size known: the default";
-    std::printf("\ncopy choices on this CPU (tslice on one thread, median ms): results of %zu MiB or more "
-                "stream their stores (%s), if their rows are 1 KiB or more and step by at most two elements; "
-                "the input is prefetched %lld lines ahead\n",
-                stream_threshold() >> 20, cache_text.c_str(), static_cast<long long>(prefetch_lines()));
+    print_machine_choices();
+    std::printf("copy choices on this CPU (tslice on one thread, median ms; streams: yes = tslice's own "
+                "streaming loop, memcpy = handed to memcpy, which streams it)\n");
     std::printf("%-24s %-9s %9s %-10s %9s %14s %12s %12s %15s | %s\n", "case", "streams", "prefetch", "kernel",
                 "chosen", CopyAlternative::name(0), CopyAlternative::name(1), CopyAlternative::name(2),
                 CopyAlternative::name(3), "best changed / chosen (>= 0.95)");
@@ -100,7 +140,7 @@ inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
         char flipped[32] = "n/a";
         if (row.kernel_flips) std::snprintf(flipped, sizeof flipped, "%.2f", row.changed[CopyAlternative::kKernel] * 1e3);
         std::printf("%-24s %-9s %9s %-10s %9.2f %14.2f %12.2f %12.2f %15s | %.2f %s%s%s\n", row.label.c_str(),
-                    row.streams ? "yes" : "no", prefetch, row.kernel.c_str(), row.chosen * 1e3, row.changed[0] * 1e3,
+                    row.via_memcpy ? "memcpy" : row.streams ? "yes" : "no", prefetch, row.kernel.c_str(), row.chosen * 1e3, row.changed[0] * 1e3,
                     row.changed[1] * 1e3, row.changed[2] * 1e3, flipped, ratio, ok ? "PASS" : "MISS",
                     ok ? "" : ": faster with ", ok ? "" : CopyAlternative::name(best_at));
     }

@@ -64,3 +64,29 @@ TEST_CASE("cpu_caches: nothing when the kernel says nothing usable") {
     dir.add("other", "4", "Unified", "1G");        // not a cache index
     CHECK_FALSE(last_level_cache_bytes(dir.root.string()).has_value());
 }
+
+TEST_CASE("cpu_caches: how many CPUs share the last-level cache, from its shared_cpu_list") {
+    using tslice::count_cpu_list;
+    CHECK(count_cpu_list("0") == 1u);
+    CHECK(count_cpu_list("0-1") == 2u);
+    CHECK(count_cpu_list("0-15") == 16u);
+    CHECK(count_cpu_list("0,2,4-7") == 6u);
+    CHECK(count_cpu_list("8-11,24-27") == 8u);
+    CHECK_FALSE(count_cpu_list("").has_value());
+    CHECK_FALSE(count_cpu_list("3-1").has_value());
+    CHECK_FALSE(count_cpu_list("0,").has_value());
+    CHECK_FALSE(count_cpu_list("0-").has_value());
+    CHECK_FALSE(count_cpu_list("a").has_value());
+
+    CacheDir dir;
+    dir.add("index2", "2", "Unified", "2048K");
+    dir.add("index3", "3", "Unified", "307200K");
+    std::ofstream(dir.root / "index2" / "shared_cpu_list") << "0\n";
+    std::ofstream(dir.root / "index3" / "shared_cpu_list") << "0-15\n";
+    const auto cache = tslice::last_level_cache(dir.root.string());
+    REQUIRE(cache.has_value());
+    CHECK(cache->bytes == std::size_t{300} << 20);
+    CHECK(cache->sharing_cpus == 16u);
+    std::ofstream(dir.root / "index3" / "shared_cpu_list") << "garbage\n";
+    CHECK(tslice::last_level_cache(dir.root.string())->sharing_cpus == 0u);
+}

@@ -452,6 +452,18 @@ TEST_CASE("kernels: copies past the default streaming threshold give the scalar 
             copy_view(data.data(), view, parts.data() + cut * static_cast<std::int64_t>(view.itemsize), cut, count - cut);
             CHECK(parts.guards_intact());
             CHECK(parts.bytes() == expected);
+            // Streamed by choice, with contiguous runs of 4 KiB or more handed to memcpy (as
+            // where glibc streams them), in the same parts: the runs cut by the parts and the
+            // gather's zero rows go through the stage between memcpy's runs.
+            set_stream_choice(StreamChoice::Chosen);
+            set_memcpy_run_bytes(4096);
+            Output handed(bytes, rng() % 64);
+            copy_view(data.data(), view, handed.data(), 0, cut);
+            copy_view(data.data(), view, handed.data() + cut * static_cast<std::int64_t>(view.itemsize), cut, count - cut);
+            CHECK(handed.guards_intact());
+            CHECK(handed.bytes() == expected);
+            set_memcpy_run_bytes(kMachineMemcpyRunBytes);
+            set_stream_choice(StreamChoice::Always);
         }
         force_kernel_set("auto");
     }

@@ -144,7 +144,7 @@ public:
         : plan_(plan), base_(src + plan.layout.byte_offset),
           table_(plan.layout.has_table() ? plan.layout.table->data() + plan.layout.table_offset : nullptr),
           table_row_(choose_table_row_kernel(plan.layout.itemsize)),
-          sink_(dst, count, plan.layout.itemsize, *plan.set, copy_streams(plan, count)), count_(count),
+          sink_(dst, count, plan.layout.itemsize, *plan.set, copy_streams(plan, count), memcpy_run_bytes()), count_(count),
           column_(first % plan.row_length), at_(plan.layout, first / plan.row_length),
           // (Rows past this call's range too: the writer copies a view in chunks, one call each.)
           last_row_(plan.layout.element_count() / plan.row_length - 1),

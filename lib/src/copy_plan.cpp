@@ -6,28 +6,20 @@
 #include <cstdlib>
 #include <optional>
 
-#include "cpu_caches.hpp"
+#include "copy_machine.hpp"
 #include "tslice/copy.hpp"
 
 namespace tslice {
 namespace {
 
-// A copy writing at least this many bytes streams them: half the last-level cache the
-// copying core shares (16 MiB on the 32 MiB L3 of the development machine's core complex),
-// so that a result this large could not stay in the cache for its reader anyway; at least
-// 4 MiB, above the writer's chunks (1 MiB), which are read back right away and should stay
-// in cache. It follows the cache, as glibc's memcpy derives where it streams from the
-// cache size, because a fixed size is far below a large server L3 and above a small
-// desktop one. Where the kernel does not say, 16 MiB. Measured on 1 GiB
-// copies: 0.63 to 0.8x the time of memcpy streaming, 1.0 to 1.5x not.
-std::size_t default_stream_bytes() {
-    static const std::size_t bytes = [] {
-        const std::optional<std::size_t> cache = last_level_cache_bytes();
-        if (!cache) return std::size_t{16} << 20;
-        return std::clamp<std::size_t>(*cache / 2, std::size_t{4} << 20, std::size_t{1} << 30);
-    }();
-    return bytes;
+// The machine's streaming choices (copy_machine.cpp: from which size a copy streams, and
+// when a contiguous run goes to memcpy instead), made once.
+const StreamSettings& machine_settings() {
+    static const StreamSettings settings = choose_stream_settings(read_machine_facts());
+    return settings;
 }
+
+std::size_t default_stream_bytes() { return machine_settings().stream_bytes; }
 
 constexpr std::size_t kStreamRowBytes = 1024;
 
@@ -57,6 +49,7 @@ constexpr std::int64_t kBandUnprefetchedRowBytes = 128;
 
 constexpr std::size_t kDefaultStreamBytes = ~std::size_t{0};  // stream_bytes not set
 std::atomic<std::size_t> stream_bytes{kDefaultStreamBytes};
+std::atomic<std::size_t> memcpy_bytes{kMachineMemcpyRunBytes};
 std::atomic<StreamChoice> stream_choice_setting{StreamChoice::Chosen};
 
 // How many input lines ahead of the copy are prefetched (see copy_prefetch.hpp): rows ahead of
@@ -96,6 +89,13 @@ std::size_t stream_threshold() {
     return bytes == kDefaultStreamBytes ? default_stream_bytes() : bytes;
 }
 void set_stream_threshold(std::size_t bytes) { stream_bytes.store(bytes); }
+const StreamSettings& stream_settings() { return machine_settings(); }
+std::size_t memcpy_run_bytes() {
+    if (stream_choice() != StreamChoice::Chosen) return ~std::size_t{0};
+    const std::size_t bytes = memcpy_bytes.load(std::memory_order_relaxed);
+    return bytes == kMachineMemcpyRunBytes ? machine_settings().memcpy_bytes : bytes;
+}
+void set_memcpy_run_bytes(std::size_t bytes) { memcpy_bytes.store(bytes); }
 std::int64_t prefetch_lines() { return prefetch_ahead_lines.load(std::memory_order_relaxed); }
 void set_prefetch_lines(std::int64_t lines) { prefetch_ahead_lines.store(std::max<std::int64_t>(lines, 0)); }
 

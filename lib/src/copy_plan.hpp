@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "copy_machine.hpp"
 #include "kernels.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/view.hpp"
@@ -52,10 +53,22 @@ CopyPlan plan_copy(const View& view, InputMemory memory = InputMemory::Resident)
 // least 1 KiB (see copy_plan.cpp).
 bool copy_streams(const CopyPlan& plan, std::int64_t count);
 
-// The byte count from which copies stream (half the last-level cache, see copy_plan.cpp);
-// setting it is for tests and benchmarks.
+// The byte count from which copies stream (half a thread's share of the last-level cache,
+// see copy_machine.cpp); setting it is for tests and benchmarks.
 std::size_t stream_threshold();
 void set_stream_threshold(std::size_t bytes);
+
+// This machine's streaming choices and the reasons for them (copy_machine.hpp), for the bench.
+const StreamSettings& stream_settings();
+
+// In a copy that streams, a contiguous run of this many bytes or more is handed to memcpy,
+// which streams it itself (copy_machine.cpp); SIZE_MAX: never, as when stream_choice() is
+// not Chosen (Always streams with tslice's own loop, Never does not stream).
+std::size_t memcpy_run_bytes();
+// Sets it (SIZE_MAX: never), for tests; set_memcpy_run_bytes(kMachineMemcpyRunBytes) goes
+// back to the machine's choice.
+constexpr std::size_t kMachineMemcpyRunBytes = ~std::size_t{0} - 1;
+void set_memcpy_run_bytes(std::size_t bytes);
 
 // Whether copies stream: as copy_streams decides (the default), or always (as far as the
 // staging buffer allows) or never, whatever the size and the rows: for tests and benchmarks.

@@ -16,9 +16,13 @@ namespace tslice {
 class Sink {
 public:
     // `count`: the elements the copy writes from dst, all of them, in order.
-    Sink(std::byte* dst, std::int64_t count, std::size_t itemsize, const kernels::KernelSet& set, bool stream)
+    // `memcpy_from`: streaming, runs of this many bytes or more go to memcpy, which streams
+    // them itself (memcpy_run_bytes, copy_plan.hpp).
+    Sink(std::byte* dst, std::int64_t count, std::size_t itemsize, const kernels::KernelSet& set, bool stream,
+         std::size_t memcpy_from = ~std::size_t{0})
         : dst_(dst), end_(dst + count * static_cast<std::int64_t>(itemsize)),
-          itemsize_(static_cast<std::int64_t>(itemsize)), set_(set), stream_(stream) {
+          itemsize_(static_cast<std::int64_t>(itemsize)), set_(set), stream_(stream),
+          memcpy_from_(static_cast<std::int64_t>(std::min<std::size_t>(memcpy_from, INT64_MAX))) {
         // Each fill ends on a cache-line boundary, so that flushes stream whole lines.
         limit_ = static_cast<std::int64_t>(kStageBytes - (reinterpret_cast<std::uintptr_t>(dst) & 63));
     }
@@ -89,6 +93,13 @@ public:
             dst_ += bytes;
             return;
         }
+        if (bytes >= memcpy_from_) {
+            flush();
+            std::memcpy(dst_, src, static_cast<std::size_t>(bytes));
+            dst_ += bytes;
+            limit_ = static_cast<std::int64_t>(kStageBytes - (reinterpret_cast<std::uintptr_t>(dst_) & 63));
+            return;
+        }
         const auto at = reinterpret_cast<std::uintptr_t>(dst_ + fill_);
         const std::int64_t head = std::min<std::int64_t>(bytes, static_cast<std::int64_t>((64 - (at & 63)) & 63));
         stage(src, head);
@@ -156,6 +167,7 @@ private:
     const std::int64_t itemsize_;
     const kernels::KernelSet& set_;
     const bool stream_;
+    const std::int64_t memcpy_from_;
     std::int64_t fill_ = 0, limit_ = 0;
     // A register's worth past the stage, for kernels that store whole registers (the slack).
     alignas(64) std::byte stage_[kStageBytes + 64];

@@ -38,11 +38,50 @@ std::optional<std::size_t> parse_size(const std::string& text) {
 
 }  // namespace
 
+std::optional<unsigned> count_cpu_list(const std::string& text) {
+    unsigned count = 0;
+    std::size_t at = 0;
+    const auto number = [&]() -> std::optional<unsigned> {
+        const std::size_t start = at;
+        unsigned value = 0;
+        for (; at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])); ++at) {
+            if (value > 1000000) return std::nullopt;
+            value = value * 10 + static_cast<unsigned>(text[at] - '0');
+        }
+        if (at == start) return std::nullopt;
+        return value;
+    };
+    while (at < text.size()) {
+        const std::optional<unsigned> first = number();
+        if (!first) return std::nullopt;
+        unsigned last = *first;
+        if (at < text.size() && text[at] == '-') {
+            ++at;
+            const std::optional<unsigned> end = number();
+            if (!end || *end < *first) return std::nullopt;
+            last = *end;
+        }
+        count += last - *first + 1;
+        if (at == text.size()) break;
+        if (text[at] != ',' || at + 1 == text.size()) return std::nullopt;
+        ++at;
+    }
+    if (count == 0) return std::nullopt;
+    return count;
+}
+
 std::optional<std::size_t> last_level_cache_bytes(const std::string& cache_dir) {
+    const std::optional<LastLevelCache> cache = last_level_cache(cache_dir);
+    if (!cache) return std::nullopt;
+    return cache->bytes;
+}
+
+std::optional<LastLevelCache> last_level_cache(const std::string& cache_dir) {
     const std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(cache_dir.c_str()), ::closedir);
     if (!dir) return std::nullopt;
     int best_level = 0;
     std::optional<std::size_t> best;
+    std::string best_dir;
     while (const dirent* entry = ::readdir(dir.get())) {
         const std::string name = entry->d_name;
         if (name.rfind("index", 0) != 0) continue;
@@ -59,9 +98,14 @@ std::optional<std::size_t> last_level_cache_bytes(const std::string& cache_dir) 
         if (level_number > best_level || (level_number == best_level && *size > *best)) {
             best_level = level_number;
             best = size;
+            best_dir = base;
         }
     }
-    return best;
+    if (!best) return std::nullopt;
+    LastLevelCache cache{*best, 0};
+    if (const std::optional<std::string> list = first_word(best_dir + "shared_cpu_list"))
+        cache.sharing_cpus = count_cpu_list(*list).value_or(0);
+    return cache;
 }
 
 }  // namespace tslice

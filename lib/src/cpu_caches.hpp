@@ -14,4 +14,16 @@ namespace tslice {
 // size of that group's cache, not of all the caches of that level on the machine.
 std::optional<std::size_t> last_level_cache_bytes(const std::string& cache_dir = "/sys/devices/system/cpu/cpu0/cache");
 
+// That cache and how many CPUs share it (its `shared_cpu_list`, e.g. "0-15" or "0,2,4-7";
+// 0 when the kernel does not say): the share of it one copying thread can count on is its
+// size over that count (copy_machine.cpp).
+struct LastLevelCache {
+    std::size_t bytes = 0;
+    unsigned sharing_cpus = 0;
+};
+std::optional<LastLevelCache> last_level_cache(const std::string& cache_dir = "/sys/devices/system/cpu/cpu0/cache");
+
+// The number of CPUs in a kernel CPU list ("0-3,8,10-11": 7); nothing if it is not one.
+std::optional<unsigned> count_cpu_list(const std::string& text);
+
 }  // namespace tslice

@@ -75,6 +75,9 @@ struct KernelSet {
     // Whether copy_view prefetches the rows ahead of the one it copies (not for the
     // reference set, whose outer loop stays the plain one).
     bool prefetch;
+    // The longest step in bytes the stepped kernel takes for items of 1, 2, 4 and 8 bytes
+    // (0: never): for the bench to say what the set chooses.
+    std::int64_t stepped_most[4];
 };
 
 // Each set, or null when this build has no such set (not x86-64, or its flags were not

@@ -40,9 +40,16 @@ struct Avx2 {
 
     // The longest step, in bytes, that the stepped kernel takes for S-byte elements: where it
     // beat the plain loop (see prepare_sized in kernels_body.hpp). 0: never.
+    // Bytes stop at every 5th, as in the SSE4.2 set: these limits were first timed on Zen 4
+    // with this set forced, where every 7th byte still gained, but the CPUs that run this set
+    // by default have no AVX-512, and on one of them (a 2-core AMD EPYC with AVX2 only) every
+    // 7th byte took 145.8 ms shuffled against 118.0 plain. The shuffle costs per register and
+    // the plain loop per element, so that 1.24x at every 7th puts the break-even near every
+    // 5.7th (1.24 x 6/7 = 1.06 at every 6th, 0.88 at every 5th). Steps of 2- and 4-byte
+    // items measured even there (float32 every 2nd: 166.2 against 166.1 ms).
     template <std::size_t S>
     static constexpr std::int64_t stepped_most_bytes() {
-        return S == 1 ? 7 : S == 2 ? 6 : S == 4 ? 8 : 0;
+        return S == 1 ? 5 : S == 2 ? 6 : S == 4 ? 8 : 0;
     }
 
     // vpermd moves 4- and 8-byte elements across the register; bytes and words go lane by lane.

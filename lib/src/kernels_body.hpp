@@ -487,7 +487,16 @@ struct Body {
 
     static void fence() { Isa::fence(); }
 
-    static constexpr KernelSet make(const char* name) { return {name, prepare_row, tile, stream_copy, fence, true}; }
+    static constexpr KernelSet make(const char* name) {
+        return {name,
+                prepare_row,
+                tile,
+                stream_copy,
+                fence,
+                true,
+                {Isa::template stepped_most_bytes<1>(), Isa::template stepped_most_bytes<2>(),
+                 Isa::template stepped_most_bytes<4>(), Isa::template stepped_most_bytes<8>()}};
+    }
 };
 
 }  // namespace

@@ -1,0 +1,72 @@
+// The copy's choices that follow the machine it runs on: from which size a copy streams its
+// stores, and whether a long contiguous run is handed to the C library's memcpy, which then
+// streams it itself. Each is a pure function of facts (the cache the kernel describes, what
+// the CPU reports, the C library's version and tunables), so that tests can give it any
+// machine; the facts of the running machine are read once (copy_plan.cpp).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace tslice {
+
+// What glibc reads from the CPU to decide from which size its memcpy streams (its
+// "non-temporal threshold"), as numbers, so that the same arithmetic can be run on any
+// machine's values. Filled by read_glibc_facts() on x86-64; a test sets them by hand.
+struct GlibcFacts {
+    int major = 0, minor = 0;  // gnu_get_libc_version(); 0.0 when not glibc
+    enum class Vendor { Other, Intel, Amd } vendor = Vendor::Other;
+    unsigned family = 0;   // cpuid 1's family, with the extended family added (0x19: Zen 3/4)
+    long l2_bytes = 0;     // sysconf(_SC_LEVEL2_CACHE_SIZE): glibc's own reading of cpuid
+    long l3_bytes = 0;     // sysconf(_SC_LEVEL3_CACHE_SIZE); on AMD the whole package's
+    bool htt = false;      // cpuid 1 EDX bit 28: more than one logical processor per package
+    unsigned logical = 0;  // cpuid 1 EBX bits 16-23: logical processors per package
+    // Intel: cpuid leaf 4's "logical processors sharing this cache" fields (bits 14-25 of
+    // EAX, minus one, as the CPU gives them) for L2 and L3, whether L3 includes L2 (EDX bit
+    // 1), and leaf 11's logical processors at the SMT and the core level (0: not reported).
+    bool leaf4 = false;
+    unsigned leaf4_l2_sharing = 0, leaf4_l3_sharing = 0;
+    bool l3_inclusive = true;
+    bool leaf11 = false;
+    unsigned leaf11_smt = 0, leaf11_core = 0;
+    // AMD: cpuid 0x8000001D subleaf 3's threads sharing the L3 of a core complex (bits 14-25
+    // of EAX, plus one).
+    unsigned amd_l3_sharing = 0;
+    // GLIBC_TUNABLES, which may set the threshold (glibc.cpu.x86_non_temporal_threshold).
+    std::string tunables;
+};
+
+GlibcFacts read_glibc_facts();
+
+// A size from which glibc's memcpy streams its stores, as the running glibc computes it: its
+// setting in GLIBC_TUNABLES; or glibc 2.26 to 2.37's arithmetic (Debian 12 has 2.36, Ubuntu
+// 22.04 2.35): three quarters of "one thread's share" of the L3; or, from 2.38 on, whose
+// arithmetic depends on the CPU model, a bound it never exceeds. Nothing for other C
+// libraries and CPUs: then tslice does not rely on it.
+std::optional<std::size_t> glibc_non_temporal_threshold(const GlibcFacts& facts);
+
+// Everything the choices depend on.
+struct MachineFacts {
+    std::optional<std::size_t> llc_bytes;  // the last-level cache the first CPU uses (sysfs)
+    unsigned llc_sharing_cpus = 0;         // CPUs sharing it (0: not said)
+    std::optional<std::size_t> glibc_streams_from;  // glibc_non_temporal_threshold
+    // An AMD CPU of family 0x19 or later with AVX-512 (Zen 4 and later): tslice's own
+    // streaming loop measured faster than glibc's (see copy_machine.cpp).
+    bool own_stream_loop_faster = false;
+};
+
+MachineFacts read_machine_facts();
+
+struct StreamSettings {
+    std::size_t stream_bytes = 0;  // a copy_view call writing this many bytes or more streams
+    std::string stream_why;
+    // A contiguous run of this many bytes or more, in a copy that streams, goes to memcpy
+    // (which streams it itself, in its own loop); SIZE_MAX: never.
+    std::size_t memcpy_bytes = ~std::size_t{0};
+    std::string memcpy_why;
+};
+
+StreamSettings choose_stream_settings(const MachineFacts& facts);
+
+}  // namespace tslice

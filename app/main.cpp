@@ -42,7 +42,9 @@ struct Options {
     std::optional<std::string> expression;
     std::optional<std::string> output;
     std::optional<std::string> op;
-    std::optional<std::string> key;
+    std::vector<std::string> keys;
+    std::optional<std::string> as_name;
+    bool update = false;
     std::optional<std::string> format;
     bool list = false;
     bool shape_only = false;
@@ -73,9 +75,18 @@ void setup_options(CLI::App& app, Options& options) {
                                   "write the result to PATH (- for standard output), as .npy unless PATH ends in "
                                   ".npz or .safetensors or --format says otherwise")
                        ->type_name("PATH");
-    app.add_option("-k,--key", options.key,
-                   "the array of an .npz or .safetensors INPUT (an .npz member with or without .npy); "
-                   "not needed when it holds one")
+    app.add_option("-k,--key", options.keys,
+                   "an array of an .npz or .safetensors INPUT (an .npz member with or without .npy), or a glob "
+                   "('layers.0.*'); repeatable: several results go into one container or print one after another; "
+                   "not needed when INPUT holds one")
+        ->type_name("NAME")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);  // a glob's "[...]" is not CLI11's list syntax
+    auto* update = app.add_flag("--update", options.update,
+                                "with -o FILE.npz or FILE.safetensors: replace or add the results in FILE (created if "
+                                "missing), keeping every other array there byte for byte");
+    app.add_option("--as", options.as_name, "the result's name in an output container (one array only; default: its key)")
         ->type_name("NAME");
     app.add_option("--format", options.format,
                    "the output format: npy, npz or safetensors (with -o), or the values as text, json or csv "
@@ -87,6 +98,7 @@ void setup_options(CLI::App& app, Options& options) {
     auto* list = app.add_flag("--list", options.list,
                               "print every array of INPUT (name, dtype, shape), one a line; reads headers only");
     list->excludes(shape)->excludes(output);
+    update->needs(output);
     app.add_flag("--json", options.json,
                  "with --shape: print {\"shape\": [...], \"dtype\": \"...\"}; with --list: a JSON array of "
                  "{\"name\", \"dtype\", \"shape\"}; with --explain: the report as one JSON object (with the "
@@ -206,7 +218,9 @@ int run(const Options& options) {
                                 "it (-o - > FILE, or | ...), or use --force");
         tslice::SliceRequest request;
         request.input = options.input;
-        request.key = options.key;
+        request.keys = options.keys;
+        request.update = options.update;
+        request.as_name = options.as_name;
         request.ops = std::move(ops);
         request.expr = std::move(expr);
         request.output = output;
@@ -223,47 +237,77 @@ int run(const Options& options) {
     const std::vector<tslice::ArrayInFile> arrays = open_input(options.input, [&](const std::string&) {
         return tslice::list_arrays(input.data(), input.size(), input.complete());
     });
-    if (options.list && !options.key) {
+    if (options.list && options.keys.empty()) {
         write_stdout(tslice::format_array_list(arrays, options.json));
         return 0;
     }
-    const tslice::ArrayInFile& array =
-        open_input(options.input, [&](const std::string&) -> const tslice::ArrayInFile& {
-            return tslice::select_array(arrays, options.key);
-        });
     if (options.list) {
-        write_stdout(tslice::format_array_list({array}, options.json));
+        const std::vector<const tslice::ArrayInFile*> chosen = open_input(
+            options.input, [&](const std::string&) { return tslice::select_arrays(arrays, options.keys, false); });
+        std::vector<tslice::ArrayInFile> shown;
+        for (const tslice::ArrayInFile* array : chosen) shown.push_back(*array);
+        write_stdout(tslice::format_array_list(shown, options.json));
         return 0;
     }
+    if (options.as_name) throw tslice::Error(tslice::ErrorKind::Usage, "--as names a result written with -o");
+    const std::vector<const tslice::ArrayInFile*> chosen =
+        open_input(options.input, [&](const std::string&) { return tslice::select_arrays(arrays, options.keys); });
+    const bool several = chosen.size() > 1;
+    if (several && options.explain)
+        throw tslice::Error(tslice::ErrorKind::Usage, std::to_string(chosen.size()) +
+                                                          " arrays are chosen; --explain reports the plan of one");
     tslice::read_indices_files(ops, headers_only);
-    const tslice::Pipeline pipeline = tslice::plan_pipeline(array.shape, ops, expr, array.type.dtype);
-    ops = {};  // the plan holds the indices now: a large gather's would be resident twice
-    const tslice::ElementType type{pipeline.output_dtype(), array.type.safetensors_only};
-    if (options.shape_only || options.explain) {
+    std::vector<tslice::Pipeline> pipelines;
+    for (const tslice::ArrayInFile* array : chosen)
+        pipelines.push_back(tslice::plan_pipeline(array->shape, ops, expr, array->type.dtype));
+    ops = {};  // the plans hold the indices now: a large gather's would be resident twice
+    if (options.shape_only && several) {
+        // NAME: (4, 3) lines, or a JSON array of {"name", "shape", "dtype"}.
+        std::string out = options.json ? "[" : "";
+        for (std::size_t i = 0; i < chosen.size(); ++i) {
+            const tslice::ElementType type{pipelines[i].output_dtype(), chosen[i]->type.safetensors_only};
+            std::string report = shape_report(pipelines[i].output_shape(), type, options.json);
+            report.pop_back();
+            if (options.json)
+                out += (i ? ", " : "") + std::string("{\"name\": ") + nlohmann::json(*chosen[i]->name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                       ", " + report.substr(1);
+            else
+                out += *chosen[i]->name + ": " + report + "\n";
+        }
+        write_stdout(options.json ? out + "]\n" : out);
+        return 0;
+    }
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+        const tslice::ArrayInFile& array = *chosen[i];
+        const tslice::Pipeline& pipeline = pipelines[i];
+        const tslice::ElementType type{pipeline.output_dtype(), array.type.safetensors_only};
         if (options.explain) {
             tslice::DType shown = array.type.dtype;
             if (!array.type.safetensors_only.empty()) shown.descr = shown.type_string = array.type.safetensors_only;
             write_stdout((options.json ? tslice::explain_json(pipeline, shown, expr, array.fortran_order)
                                        : tslice::explain(pipeline, shown, expr, array.fortran_order)) +
                          (options.json ? "\n" : ""));
-        } else {
-            write_stdout(shape_report(pipeline.output_shape(), type, options.json));
+            return 0;
         }
-        return 0;
+        if (options.shape_only) {
+            write_stdout(shape_report(pipeline.output_shape(), type, options.json));
+            return 0;
+        }
+        const std::string what = array.member.empty() ? "the array" : "the .npz member '" + array.member + "'";
+        const tslice::ArrayData data =
+            open_input(options.input, [&](const std::string&) { return tslice::ArrayData::open(input, array, what); });
+        const tslice::Result result = tslice::apply_pipeline(pipeline, data.data(), data.view());
+        tslice::PrintOptions print;
+        print.precision = options.precision;
+        print.linewidth = options.linewidth;
+        if (options.full) print.threshold = std::numeric_limits<std::int64_t>::max();
+        // Several arrays: each after a line with its name.
+        const std::string heading = several ? *array.name + ":\n" : "";
+        if (type.safetensors_only.empty())
+            write_stdout(heading + tslice::format_array(result.data, result.view, type.dtype, print) + "\n");
+        else
+            write_stdout(heading + tslice::format_narrow_float_array(result.data, result.view, type, print) + "\n");
     }
-
-    const std::string what = array.name ? "the .npz member '" + array.member + "'" : "the array";
-    const tslice::ArrayData data =
-        open_input(options.input, [&](const std::string&) { return tslice::ArrayData::open(input, array, what); });
-    const tslice::Result result = tslice::apply_pipeline(pipeline, data.data(), data.view());
-    tslice::PrintOptions print;
-    print.precision = options.precision;
-    print.linewidth = options.linewidth;
-    if (options.full) print.threshold = std::numeric_limits<std::int64_t>::max();
-    if (type.safetensors_only.empty())
-        write_stdout(tslice::format_array(result.data, result.view, type.dtype, print) + "\n");
-    else
-        write_stdout(tslice::format_narrow_float_array(result.data, result.view, type, print) + "\n");
     return 0;
 }
 

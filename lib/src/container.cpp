@@ -1,6 +1,8 @@
 // What kind of file an input is, its arrays, and the one --key picks.
 #include <nlohmann/json.hpp>
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -109,12 +111,68 @@ const ArrayInFile& select_array(const std::vector<ArrayInFile>& arrays, const st
         throw Error(ErrorKind::Usage, "the file holds " + std::to_string(arrays.size()) +
                                           " arrays; choose one with --key: " + names_list(arrays, std::nullopt));
     }
+    const std::vector<const ArrayInFile*> chosen = select_arrays(arrays, {*key});
+    if (chosen.size() > 1)
+        throw Error(ErrorKind::Usage, "--key " + quoted(*key) + " chooses " + std::to_string(chosen.size()) +
+                                          " arrays; this takes one");
+    return *chosen[0];
+}
+
+namespace {
+
+const ArrayInFile* named(const std::vector<ArrayInFile>& arrays, const std::string& key) {
     for (const auto& array : arrays)
-        if (*array.name == *key) return array;
+        if (*array.name == key) return &array;
     for (const auto& array : arrays)
-        if (!array.member.empty() && array.member == *key) return array;
-    throw Error(ErrorKind::Usage, "--key " + quoted(*key) + ": no such array; the file holds " +
-                                      names_list(arrays, key));
+        if (!array.member.empty() && array.member == key) return &array;
+    return nullptr;
+}
+
+bool is_glob(const std::string& key) { return key.find_first_of("*?[") != std::string::npos; }
+
+// Python's fnmatch: no escapes, and `*` matches any character, '/' and a leading '.' too.
+bool glob_matches(const std::string& glob, const std::string& name) {
+    return ::fnmatch(glob.c_str(), name.c_str(), FNM_NOESCAPE) == 0;
+}
+
+}  // namespace
+
+std::vector<const ArrayInFile*> select_arrays(const std::vector<ArrayInFile>& arrays,
+                                              const std::vector<std::string>& keys, bool refuse_unreadable) {
+    std::vector<bool> chosen(arrays.size(), false);
+    if (keys.empty()) {
+        chosen[&select_array(arrays, std::nullopt) - arrays.data()] = true;
+    } else {
+        if (arrays.size() == 1 && !arrays[0].name) {
+            select_array(arrays, keys[0]);  // throws: a key on a plain .npy
+        }
+        if (arrays.empty()) throw Error(ErrorKind::Input, "the file holds no arrays");
+        for (const std::string& key : keys) {
+            // A name is itself first, even one with glob characters in it.
+            if (const ArrayInFile* array = named(arrays, key)) {
+                chosen[array - arrays.data()] = true;
+                continue;
+            }
+            bool any = false;
+            if (is_glob(key))
+                for (std::size_t i = 0; i < arrays.size(); ++i)
+                    if (glob_matches(key, *arrays[i].name) ||
+                        (!arrays[i].member.empty() && glob_matches(key, arrays[i].member)))
+                        chosen[i] = any = true;
+            if (!any)
+                throw Error(ErrorKind::Usage, "--key " + quoted(key) +
+                                                  (is_glob(key) ? ": the pattern matches no array" : ": no such array") +
+                                                  "; the file holds " + names_list(arrays, key));
+        }
+    }
+    std::vector<const ArrayInFile*> out;
+    for (std::size_t i = 0; i < arrays.size(); ++i) {
+        if (!chosen[i]) continue;
+        const ArrayInFile& array = arrays[i];
+        if (refuse_unreadable && !array.error.empty()) throw Error(ErrorKind::Input, array.error);  // it names the array
+        out.push_back(&array);
+    }
+    return out;
 }
 
 std::string format_array_list(const std::vector<ArrayInFile>& arrays, bool json) {
@@ -128,20 +186,23 @@ std::string format_array_list(const std::vector<ArrayInFile>& arrays, bool json)
                 return nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
             };
             out += (i ? ", " : "") + std::string("{\"name\": ") + (array.name ? text(*array.name) : "null") +
-                   ", \"dtype\": " + text(array.type.name()) + ", \"shape\": [" + dims + "]}";
+                   ", \"dtype\": " + text(array.type_name()) + ", \"shape\": " + (array.shape_known ? "[" + dims + "]" : "null") +
+                   (array.error.empty() ? "" : ", \"error\": " + text(array.error)) + "}";
         }
         return out + "]\n";
     }
     std::size_t name_width = 0, type_width = 0;
     for (const auto& array : arrays) {
         if (array.name) name_width = std::max(name_width, array.name->size());
-        type_width = std::max(type_width, array.type.name().size());
+        type_width = std::max(type_width, array.type_name().size());
     }
     std::string out;
     for (const auto& array : arrays) {
         if (array.name) out += *array.name + std::string(name_width - array.name->size() + 2, ' ');
-        const std::string type = array.type.name();
-        out += type + std::string(type_width - type.size() + 2, ' ') + format_shape(array.shape) + "\n";
+        const std::string type = array.type_name();
+        out += type + std::string(type_width - type.size() + 2, ' ') + (array.shape_known ? format_shape(array.shape) : "?");
+        // The shape is whatever the file says of an array with an error: maybe nothing.
+        out += array.error.empty() ? "\n" : "  (unreadable: " + array.error + ")\n";
     }
     return out;
 }

@@ -170,6 +170,11 @@ float float8_value(std::uint8_t bits, bool e4m3) {
 
 float narrow_float_value(const std::byte* p, const std::string& name) {
     if (name == "BF16") return bfloat16_value(p);
+    if (name == "F8_E8M0") {
+        // OCP MX scale: a power of two 2**(bits - 127), no sign, no zero; all ones is NaN.
+        const int bits = std::to_integer<int>(p[0]);
+        return bits == 0xFF ? std::numeric_limits<float>::quiet_NaN() : std::ldexp(1.0f, bits - 127);
+    }
     return float8_value(std::to_integer<std::uint8_t>(p[0]), name == "F8_E4M3");
 }
 

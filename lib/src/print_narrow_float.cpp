@@ -18,7 +18,7 @@ namespace tslice {
 std::string format_narrow_float_array(const std::byte* data, const View& view, const ElementType& type,
                                       const PrintOptions& options) {
     const std::string& name = type.safetensors_only;
-    if (name != "BF16" && name != "F8_E4M3" && name != "F8_E5M2")
+    if (name != "BF16" && name != "F8_E4M3" && name != "F8_E5M2" && name != "F8_E8M0")
         throw Error(ErrorKind::Usage, "cannot print elements of type " + type.name());
     const std::int64_t total = view.element_count();
     const std::size_t itemsize = type.itemsize();

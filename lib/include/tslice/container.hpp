@@ -65,6 +65,17 @@ struct ArrayBytes {
     bool operator==(const ArrayBytes& other) const = default;
 };
 
+// An .npz member as its archive holds it, whatever it holds: what copying it unchanged into
+// another archive needs (its compressed bytes and CRC-32 are copied, never recomputed).
+struct MemberBytes {
+    std::uint64_t offset = 0;       // its first stored byte (compressed, when deflated)
+    std::uint64_t stored_size = 0;  // bytes in the file
+    std::uint64_t size = 0;         // bytes once inflated
+    std::uint32_t crc32 = 0;
+    std::uint16_t method = 0;  // 0 stored, 8 deflated
+    bool operator==(const MemberBytes& other) const = default;
+};
+
 struct ArrayInFile {
     std::optional<std::string> name;  // nullopt for a plain .npy; an .npz member without ".npy"
     std::string member;               // an .npz member's full name ("x.npy"); empty otherwise
@@ -72,8 +83,18 @@ struct ArrayInFile {
     std::vector<std::int64_t> shape;
     bool fortran_order = false;
     ArrayBytes bytes;
+    // Why tslice cannot read this array (an object member, a member that is not a .npy, a
+    // safetensors dtype it cannot slice), or empty. Such an array is listed and stops nothing
+    // until it is chosen; `type` then means nothing, and `stored_type` is its dtype as the
+    // file names it ('|O', "F4"; "?" where the file names none).
+    std::string error;
+    std::string stored_type;
+    bool shape_known = true;   // false where the error left no shape to show
+    MemberBytes member_bytes;  // an .npz member's; zero otherwise
 
     std::uint64_t data_bytes() const;  // elements * item size
+    // The dtype as --list shows it: type.name(), or stored_type for an array with an error.
+    std::string type_name() const { return error.empty() ? type.name() : stored_type; }
 };
 
 // Every array of a file held whole in memory (`size` bytes), in the file's order. Throws
@@ -91,8 +112,19 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
 // Error(Input) for a container that holds no array.
 const ArrayInFile& select_array(const std::vector<ArrayInFile>& arrays, const std::optional<std::string>& key);
 
-// --list: one line per array, name, dtype and shape in aligned columns; --list --json: a JSON
-// array of {"name", "dtype", "shape"} (name null for a plain .npy).
+// The arrays the --key values choose, in the file's order, each once. A key is a name (an
+// .npz member with or without ".npy"), or a shell-style glob (`*`, `?`, `[...]`, as Python's
+// fnmatch: `*` crosses dots and slashes) when no array has it as its name. No keys: the
+// only array. Throws Error(Usage) as select_array does for each key (one that chooses nothing
+// names the nearest names there are), and Error(Input) naming why for a chosen array with an
+// error.
+// `refuse_unreadable` false (--list): arrays with an error are chosen like any other.
+std::vector<const ArrayInFile*> select_arrays(const std::vector<ArrayInFile>& arrays,
+                                              const std::vector<std::string>& keys, bool refuse_unreadable = true);
+
+// --list: one line per array, name, dtype and shape in aligned columns (an array with an error
+// adds it after them); --list --json: a JSON array of {"name", "dtype", "shape"} (name null
+// for a plain .npy), with "error" for an array that has one.
 std::string format_array_list(const std::vector<ArrayInFile>& arrays, bool json);
 
 // numpy's str() of an array of a type numpy lacks (BF16, F8_E4M3, F8_E5M2): the float32
@@ -115,8 +147,14 @@ std::string npz_suffix(std::string_view member, std::uint64_t member_size, std::
 
 // A .safetensors of one tensor `name`: the 8-byte header length and the JSON header, padded
 // with spaces so the data starts on an 8-byte boundary. No suffix.
+// `metadata`: the text of a "__metadata__" JSON object to carry (an input's), or empty.
 std::string safetensors_prefix(std::string_view name, std::string_view dtype_name,
-                               const std::vector<std::int64_t>& shape, std::uint64_t data_bytes);
+                               const std::vector<std::int64_t>& shape, std::uint64_t data_bytes,
+                               std::string_view metadata = {});
+
+// The text of the "__metadata__" object of a safetensors file held whole in memory, as the
+// file has it, or empty where it has none (or is no safetensors file).
+std::string safetensors_metadata(const std::byte* file, std::size_t size);
 
 // The CRC-32 of zip archives, continued from `crc` (0 to start).
 std::uint32_t crc32_update(std::uint32_t crc, const std::byte* bytes, std::size_t size);

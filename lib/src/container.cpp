@@ -1,8 +1,6 @@
 // What kind of file an input is, its arrays, and the one --key picks.
 #include <nlohmann/json.hpp>
 
-#include <fnmatch.h>
-
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -130,9 +128,82 @@ const ArrayInFile* named(const std::vector<ArrayInFile>& arrays, const std::stri
 
 bool is_glob(const std::string& key) { return key.find_first_of("*?[") != std::string::npos; }
 
-// Python's fnmatch: no escapes, and `*` matches any character, '/' and a leading '.' too.
+// UTF-8 as code points (a byte that is not valid UTF-8 stands for itself), so that `?` and
+// `[é]` take a character, as Python's fnmatch does, whatever the locale.
+std::u32string code_points(const std::string& text) {
+    std::u32string out;
+    for (std::size_t i = 0; i < text.size();) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        const int length = byte < 0x80 ? 1 : (byte >> 5) == 6 ? 2 : (byte >> 4) == 14 ? 3 : (byte >> 3) == 30 ? 4 : 0;
+        char32_t point = length == 1 ? byte : length == 2 ? byte & 0x1F : length == 3 ? byte & 0x0F : byte & 0x07;
+        bool valid = length > 0 && i + length <= text.size();
+        for (int k = 1; valid && k < length; ++k) {
+            const auto next = static_cast<unsigned char>(text[i + k]);
+            valid = (next >> 6) == 2;
+            point = (point << 6) | (next & 0x3F);
+        }
+        out += valid ? point : byte;
+        i += valid ? length : 1;
+    }
+    return out;
+}
+
+// Python's fnmatch (fnmatchcase): `*` any run of characters, '/' and '.' too; `?` one;
+// `[abc]`, `[a-z]`, `[!abc]` one of a set (a ']' first is in the set); a '[' without its ']'
+// is itself; no escapes.
+bool glob_matches(std::u32string_view glob, std::u32string_view name) {
+    std::size_t g = 0, n = 0;
+    std::size_t star = std::u32string_view::npos, resume = 0;
+    while (n < name.size()) {
+        bool step = false;
+        if (g < glob.size() && glob[g] == U'*') {
+            star = g++;
+            resume = n;
+            continue;
+        }
+        std::size_t next = g + 1;
+        if (g < glob.size() && glob[g] == U'?') {
+            step = true;
+        } else if (g < glob.size() && glob[g] == U'[') {
+            std::size_t k = g + 1;
+            const bool negate = k < glob.size() && glob[k] == U'!';
+            if (negate) ++k;
+            std::size_t end = k < glob.size() && glob[k] == U']' ? k + 1 : k;
+            while (end < glob.size() && glob[end] != U']') ++end;
+            if (end >= glob.size()) {
+                step = name[n] == U'[';  // no closing ']': a plain '['
+            } else {
+                bool in = false;
+                for (std::size_t i = k; i < end; ++i) {
+                    if (i + 2 < end && glob[i + 1] == U'-') {
+                        in = in || (glob[i] <= name[n] && name[n] <= glob[i + 2]);
+                        i += 2;
+                    } else {
+                        in = in || glob[i] == name[n];
+                    }
+                }
+                step = in != negate;
+                next = end + 1;
+            }
+        } else if (g < glob.size()) {
+            step = glob[g] == name[n];
+        }
+        if (step) {
+            g = next;
+            ++n;
+        } else if (star != std::u32string_view::npos) {
+            g = star + 1;
+            n = ++resume;
+        } else {
+            return false;
+        }
+    }
+    while (g < glob.size() && glob[g] == U'*') ++g;
+    return g == glob.size();
+}
+
 bool glob_matches(const std::string& glob, const std::string& name) {
-    return ::fnmatch(glob.c_str(), name.c_str(), FNM_NOESCAPE) == 0;
+    return glob_matches(code_points(glob), code_points(name));
 }
 
 }  // namespace

@@ -21,6 +21,9 @@ namespace {
 
 // The pieces a copy that cannot go through the kernel is read and written in.
 constexpr std::size_t kCopyBytes = std::size_t{1} << 20;
+// The most one copy_file_range call is asked for: a call copies until it is done, and a
+// signal should not wait for a whole checkpoint.
+constexpr std::uint64_t kCallBytes = std::uint64_t{256} << 20;
 
 std::string json_text(const std::string& value) {
     return nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -60,7 +63,7 @@ void copy_input_bytes(OutputFile& output, const InputBytes& from, std::uint64_t 
         while (done < size) {
             auto in = static_cast<loff_t>(file_offset + done);
             const ssize_t copied = ::copy_file_range(mapping.file(), &in, output.fd(), nullptr,
-                                                     static_cast<std::size_t>(std::min<std::uint64_t>(size - done, 1u << 30)), 0);
+                                                     static_cast<std::size_t>(std::min<std::uint64_t>(size - done, kCallBytes)), 0);
             if (copied > 0) {
                 done += static_cast<std::uint64_t>(copied);
                 continue;
@@ -84,11 +87,19 @@ void write_container(const std::string& path, bool npz, const std::vector<Contai
     OutputFile output(path);
     if (!npz) {
         put(output, safetensors_header(entries, metadata));
-        for (const ContainerEntry& entry : entries) {
-            if (entry.write)
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            const ContainerEntry& entry = entries[i];
+            if (entry.write) {
                 entry.write(output, OutputFraming{});
-            else
-                copy_input_bytes(output, *entry.from, entry.offset, entry.data_bytes);
+                continue;
+            }
+            // Kept tensors that follow one another in the file are copied in one piece: a
+            // checkpoint of thousands of tensors is then a few large copies, not thousands.
+            std::uint64_t bytes = entry.data_bytes;
+            while (i + 1 < entries.size() && !entries[i + 1].write && entries[i + 1].from == entry.from &&
+                   entries[i + 1].offset == entry.offset + bytes)
+                bytes += entries[++i].data_bytes;
+            copy_input_bytes(output, *entry.from, entry.offset, bytes);
         }
         output.commit(sync);
         return;

@@ -1,6 +1,8 @@
 // What kind of file an input is, its arrays, and the one --key picks.
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -70,15 +72,62 @@ ContainerFormat detect_format(const std::byte* bytes, std::size_t size) {
     return ContainerFormat::Npy;
 }
 
+std::string unread_format(const std::byte* bytes, std::size_t size, const std::vector<std::string>& zip_members) {
+    const auto at = [&](std::size_t offset, std::string_view magic) {
+        return size >= offset + magic.size() && std::memcmp(bytes + offset, magic.data(), magic.size()) == 0;
+    };
+    // torch.save since 1.6: a zip whose one top folder holds data.pkl, the pickled object,
+    // and data/N, the storages.
+    for (const std::string& member : zip_members)
+        if (member.size() > 9 && member.compare(member.size() - 9, 9, "/data.pkl") == 0)
+            return "a PyTorch checkpoint (torch.save: a zip archive holding " + member + ")";
+    if (!zip_members.empty()) return {};
+    // torch.save before 1.6: a pickle (protocol 2) starting with its magic number, a long.
+    if (at(0, std::string_view("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 14)))
+        return "a PyTorch checkpoint in the format before 1.6 (a pickle)";
+    // HDF5's signature, at 0 or after a user block of 512, 1024, 2048, ... bytes.
+    for (std::size_t offset = 0; offset < size && offset <= (std::size_t{1} << 20); offset = offset ? offset * 2 : 512)
+        if (at(offset, "\x89HDF\r\n\x1a\n")) return "an HDF5 file";
+    if (at(0, "GGUF")) return "a GGUF file (llama.cpp)";
+    if (at(0, "\x1f\x8b")) return "a gzip file (decompress it first: gzip -dc FILE | tslice - ...)";
+    if (at(0, std::string_view("\x28\xb5\x2f\xfd", 4))) return "a zstd file (decompress it first: zstd -dc FILE | tslice - ...)";
+    if (size >= 2 && bytes[0] == std::byte{0x80} && std::to_integer<int>(bytes[1]) >= 2 && std::to_integer<int>(bytes[1]) <= 5)
+        return "a Python pickle";
+    return {};
+}
+
+std::string unread_directory_format(const std::string& path) {
+    for (const char* marker : {"/.zarray", "/.zgroup", "/zarr.json"})
+        if (::access((path + marker).c_str(), F_OK) == 0)
+            return std::string("a Zarr store (a directory holding ") + (marker + 1) + ")";
+    return {};
+}
+
+Error unread_format_error(const std::string& format) {
+    return Error(ErrorKind::Input, "this is " + format +
+                                       ", which tslice does not read; it reads .npy files, .npz archives (np.savez, "
+                                       "np.savez_compressed) and .safetensors files");
+}
+
 std::vector<ArrayInFile> list_arrays(const std::byte* file, std::size_t size, bool complete) {
     switch (detect_format(file, size)) {
-        case ContainerFormat::Npz:
-            return list_npz(file, size);
+        case ContainerFormat::Npz: {
+            std::vector<ArrayInFile> arrays = list_npz(file, size);
+            // A zip of no .npy at all may be another format's.
+            if (std::all_of(arrays.begin(), arrays.end(), [](const ArrayInFile& a) { return !a.error.empty(); })) {
+                std::vector<std::string> members;
+                for (const ArrayInFile& array : arrays) members.push_back(array.member);
+                if (const std::string format = unread_format(file, size, members); !format.empty())
+                    throw unread_format_error(format);
+            }
+            return arrays;
+        }
         case ContainerFormat::Safetensors:
             return list_safetensors(file, size);
         case ContainerFormat::Npy:
             break;
     }
+    if (const std::string format = unread_format(file, size); !format.empty()) throw unread_format_error(format);
     const NpyHeader header = parse_npy_header(file, size);
     ArrayInFile array;
     array.type.dtype = header.dtype;

@@ -336,7 +336,11 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
     } closer{fd};
     struct stat info {};
     if (::fstat(fd, &info) != 0) fail("cannot read " + name + ": " + std::strerror(errno), name);
-    if (S_ISDIR(info.st_mode)) fail(name + " is a directory, not a file", name);
+    if (S_ISDIR(info.st_mode)) {
+        if (const std::string format = unread_directory_format(path); !format.empty())
+            throw Error(ErrorKind::Input, name + ": " + unread_format_error(format).what(), name);
+        fail(name + " is a directory, not a file", name);
+    }
 
     InputBytes input;
     if (S_ISREG(info.st_mode)) {

@@ -240,6 +240,16 @@ def make_checkpoint_fixtures(fix, write):
     data = (np.array([1 + 2j, -3.5j], dtype="<c8").tobytes() + bytes([127, 128, 0, 255]) + bytes(11) + bytes(1) +
             np.array([0.5, -2], dtype="<f4").tobytes())
     write("dtypes.safetensors", struct.pack("<Q", len(text)) + text + data)
+    # Formats tslice does not read, each named by its error: the signatures they start with.
+    write("model.h5", b"\x89HDF\r\n\x1a\n" + bytes(200))
+    write("model.gguf", b"GGUF" + struct.pack("<I", 3) + bytes(100))
+    write("legacy.pt", b"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19" + bytes(50))
+    with zipfile.ZipFile(os.path.join(fix, "model.pt"), "w") as archive:
+        archive.writestr("model/data.pkl", b"\x80\x02}q\x00.")
+        archive.writestr("model/data/0", bytes(16))
+        archive.writestr("model/version", "3\n")
+    os.makedirs(os.path.join(fix, "store.zarr"), exist_ok=True)
+    write("store.zarr/.zgroup", b'{"zarr_format": 2}')
 
 
 def make_bad_input_fixtures(fix, write, full):

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tslice/error.hpp"
 #include "tslice/npy.hpp"
 #include "tslice/print.hpp"
 #include "tslice/view.hpp"
@@ -25,6 +26,16 @@ enum class ContainerFormat { Npy, Npz, Safetensors };
 // What the first bytes of a file say it is. Anything that is neither a zip archive nor a
 // safetensors header counts as .npy, whose parser describes what is wrong with it.
 ContainerFormat detect_format(const std::byte* bytes, std::size_t size);
+
+// A format tslice does not read, named for an error: "a PyTorch checkpoint (torch.save, a zip
+// holding NAME/data.pkl)", "an HDF5 file", "a GGUF file", ...; empty where the bytes (and,
+// for a zip archive, its members' names) look like none tslice knows of. Readers of these
+// formats replace their case here as they come.
+std::string unread_format(const std::byte* bytes, std::size_t size, const std::vector<std::string>& zip_members = {});
+// The same for a directory (a Zarr store holds .zarray or .zgroup); empty for another.
+std::string unread_directory_format(const std::string& path);
+// The error for an input in such a format: what it is, and what tslice reads.
+Error unread_format_error(const std::string& format);
 
 // An element type: numpy's dtype, or one numpy does not have (bfloat16, the float8 types),
 // known by its safetensors name. Such a type still has a numpy stand-in of the same size

@@ -363,6 +363,30 @@ std::string version_text() {
     return text;
 }
 
+// `tslice a.npy [0, :, ::2]` unquoted reaches tslice as "[0," ":," "::2]": EXPR and two
+// arguments CLI11 did not expect. Where the arguments left over look like pieces of an
+// expression, the message says so and shows the command quoted.
+std::string unquoted_expression_hint(const Options& options, const std::vector<std::string>& extras) {
+    if (extras.empty()) return {};
+    std::vector<std::string> pieces;
+    if (options.expression) pieces.push_back(*options.expression);
+    pieces.insert(pieces.end(), extras.begin(), extras.end());
+    bool expression_like = false;
+    for (const std::string& piece : pieces) {
+        if (piece.empty() || piece.find_first_not_of("0123456789+-:,[]().NoneEllipsis ") != std::string::npos)
+            return {};
+        expression_like = expression_like || piece.find_first_of(":,[]") != std::string::npos;
+    }
+    if (!expression_like) return {};
+    std::string joined, listed;
+    for (const std::string& piece : pieces) {
+        joined += (joined.empty() ? "" : " ") + piece;
+        listed += (listed.empty() ? "'" : " '") + piece + "'";
+    }
+    return "the expression reached tslice as " + std::to_string(pieces.size()) + " arguments (" + listed +
+           "): the shell splits it at spaces (and may expand [...]); quote it: \"" + joined + "\"";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -396,7 +420,10 @@ int main(int argc, char** argv) {
         return 0;
     } catch (const CLI::ParseError& error) {
         // CLI11 exits with 100-114 on its own; the contract says 2 for a bad command line.
-        std::cerr << "tslice: error: " << error.what() << "\n";
+        const std::string hint = dynamic_cast<const CLI::ExtrasError*>(&error)
+                                     ? unquoted_expression_hint(options, app.remaining())
+                                     : std::string();
+        std::cerr << "tslice: error: " << (hint.empty() ? std::string(error.what()) : hint) << "\n";
         return 2;
     }
 

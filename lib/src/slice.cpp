@@ -79,6 +79,7 @@ bool same_file(const std::string& a, const std::string& b) {
 WriteOptions options_for(const SliceRequest& request, OutputFormat format, const ElementType& type) {
     WriteOptions options = request.write;
     options.swap_bytes = format == OutputFormat::Safetensors && type.dtype.byte_order == '>' && type.itemsize() > 1;
+    if (type.dtype.kind == 'c') options.swap_unit = type.itemsize() / 2;  // C64: two float32s
     if (type.dtype.packed_itemsize) options.packed_selection = type.dtype;
     return options;
 }

@@ -279,7 +279,10 @@ void write_view_into(OutputFile& output, const OutputFraming& framing, const std
                 copied(first + from, first + to);
             }
         }
-        if (options.swap_bytes) swap_elements(scratch, count, view.itemsize);
+        if (options.swap_bytes) {
+            const std::size_t unit = options.swap_unit ? options.swap_unit : view.itemsize;
+            swap_elements(scratch, count * static_cast<std::int64_t>(view.itemsize / unit), unit);
+        }
         done += count;
         if (options.progress) options.progress(done * written, total * written);
         return bytes;

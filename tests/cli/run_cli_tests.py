@@ -240,6 +240,9 @@ def make_checkpoint_fixtures(fix, write):
     data = (np.array([1 + 2j, -3.5j], dtype="<c8").tobytes() + bytes([127, 128, 0, 255]) + bytes(11) + bytes(1) +
             np.array([0.5, -2], dtype="<f4").tobytes())
     write("dtypes.safetensors", struct.pack("<Q", len(text)) + text + data)
+    big_endian = np.array([1 + 2j, -3.5j, 7], dtype=">c8")
+    np.save(os.path.join(fix, "be_c8.npy"), big_endian)
+    write("be_c8.safetensors", st.dumps({"c": big_endian.astype("<c8")}))
     # Formats tslice does not read, each named by its error: the signatures they start with.
     write("model.h5", b"\x89HDF\r\n\x1a\n" + bytes(200))
     write("model.gguf", b"GGUF" + struct.pack("<I", 3) + bytes(100))

@@ -79,6 +79,11 @@ TEST_CASE("broken members: the member is named, and what is wrong with it; the o
     std::string encrypted = make_zip({{"a.npy", good, false}});
     encrypted[encrypted.find("PK\x01\x02") + 8] |= 1;
     CHECK(member_error(encrypted).find("encrypted") != std::string::npos);
+    // Members tslice cannot read are still found, to be copied whole (--update); an encrypted
+    // one is marked, since a copy would lose what decrypts it.
+    CHECK(arrays_of(method)[0].member_bytes.found());
+    CHECK(arrays_of(method)[0].member_bytes.method == 12);
+    CHECK(arrays_of(encrypted)[0].member_bytes.encrypted);
     // A corrupt deflate stream in the header part of a member.
     std::string corrupt = make_zip({{"a.npy", npy_counting(1000), true}});
     corrupt[30 + 5] = static_cast<char>(0xFF);

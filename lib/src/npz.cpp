@@ -62,12 +62,14 @@ NpyHeader deflated_header(const std::byte* compressed, const zip::Entry& entry, 
 // what is wrong with it.
 void read_member(const std::byte* file, std::size_t size, const zip::Entry& entry, const std::string& what,
                  ArrayInFile& array) {
+    // Where its bytes are first: a member tslice cannot read is still copied whole by --update.
+    const std::uint64_t begin = zip::data_offset(file, size, entry);
+    array.member_bytes = {begin, entry.compressed_size, entry.uncompressed_size, entry.crc32, entry.method,
+                          (entry.flags & 0x0001) != 0};
     if (entry.flags & 0x0001) fail("the .npz " + what + " is encrypted; tslice reads only unencrypted archives");
     if (entry.method != 0 && entry.method != 8)
         fail("the .npz " + what + " uses compression method " + std::to_string(entry.method) +
              "; tslice reads stored (0) and deflated (8) members, as np.savez and np.savez_compressed write them");
-    const std::uint64_t begin = zip::data_offset(file, size, entry);
-    array.member_bytes = {begin, entry.compressed_size, entry.uncompressed_size, entry.crc32, entry.method};
     NpyHeader header;
     try {
         if (entry.method == 0) {

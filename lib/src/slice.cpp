@@ -142,6 +142,11 @@ std::vector<ContainerEntry> container_entries(const SliceRequest& request, Outpu
         ContainerEntry entry;
         entry.from = existing;
         if (npz) {
+            if (!array->member_bytes.found() || array->member_bytes.encrypted)
+                throw error_about_file(
+                    Error(ErrorKind::Input, "--update keeps every other member as it is, and the .npz member '" +
+                                                array->member + "' cannot be copied: " + array->error),
+                    existing == &input ? request.input : request.output);
             entry.name = array->member;
             entry.member = array->member_bytes;
         } else {

@@ -240,6 +240,15 @@ def make_checkpoint_fixtures(fix, write):
     data = (np.array([1 + 2j, -3.5j], dtype="<c8").tobytes() + bytes([127, 128, 0, 255]) + bytes(11) + bytes(1) +
             np.array([0.5, -2], dtype="<f4").tobytes())
     write("dtypes.safetensors", struct.pack("<Q", len(text)) + text + data)
+    # An encrypted member (its flag set, as an encrypting zip tool sets it) beside a plain one.
+    plain = io.BytesIO()
+    np.savez(plain, x=np.arange(3, dtype="<i2"), secret=np.arange(4, dtype="<i2"))
+    locked = bytearray(plain.getvalue())
+    central = locked.rfind(b"PK\x01\x02")  # secret.npy's entry is the last one
+    local = int.from_bytes(locked[central + 42:central + 46], "little")
+    locked[central + 8] |= 1
+    locked[local + 6] |= 1
+    write("encrypted_member.npz", bytes(locked))
     big_endian = np.array([1 + 2j, -3.5j, 7], dtype=">c8")
     np.save(os.path.join(fix, "be_c8.npy"), big_endian)
     write("be_c8.safetensors", st.dumps({"c": big_endian.astype("<c8")}))

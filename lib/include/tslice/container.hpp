@@ -83,7 +83,9 @@ struct MemberBytes {
     std::uint64_t stored_size = 0;  // bytes in the file
     std::uint64_t size = 0;         // bytes once inflated
     std::uint32_t crc32 = 0;
-    std::uint16_t method = 0;  // 0 stored, 8 deflated
+    std::uint16_t method = 0;  // 0 stored, 8 deflated, or another the archive names
+    bool encrypted = false;    // copied as it is, it would lose what decrypts it
+    bool found() const { return offset != 0; }  // a local header always comes first
     bool operator==(const MemberBytes& other) const = default;
 };
 

@@ -46,7 +46,9 @@ struct Options {
     std::optional<std::string> expression;
     std::optional<std::string> output;
     std::optional<std::string> op;
-    std::optional<std::string> key;
+    std::vector<std::string> keys;
+    std::optional<std::string> as_name;
+    bool update = false;
     std::optional<std::string> format;
     std::optional<std::string> chunks;
     std::optional<std::string> compressor;
@@ -82,10 +84,19 @@ void setup_options(CLI::App& app, Options& options) {
                                   "write the result to PATH (- for standard output), as .npy unless PATH ends in "
                                   ".npz, .safetensors or .zarr (a Zarr v2 directory) or --format says otherwise")
                        ->type_name("PATH");
-    app.add_option("-k,--key", options.key,
-                   "the array of an .npz, .safetensors, HDF5 or Zarr group INPUT (an .npz member with or without .npy, "
-                   "an HDF5 dataset's path with or without the leading /); "
-                   "not needed when it holds one")
+    app.add_option("-k,--key", options.keys,
+                   "an array of a container INPUT (an .npz member with or without .npy, a safetensors, PyTorch or "
+                   "GGUF tensor, an HDF5 dataset's path with or without the leading /, a Zarr group's array), or a "
+                   "glob ('layers.0.*'); repeatable: several results go into one container or print one after "
+                   "another; not needed when INPUT holds one")
+        ->type_name("NAME")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);  // a glob's "[...]" is not CLI11's list syntax
+    auto* update = app.add_flag("--update", options.update,
+                                "with -o FILE.npz or FILE.safetensors: replace or add the results in FILE (created if "
+                                "missing), keeping every other array there byte for byte");
+    app.add_option("--as", options.as_name, "the result's name in an output container (one array only; default: its key)")
         ->type_name("NAME");
     app.add_option("--format", options.format,
                    "the output format: npy, npz, safetensors or zarr (with -o), or the values as text, json or csv "
@@ -104,6 +115,7 @@ void setup_options(CLI::App& app, Options& options) {
     auto* list = app.add_flag("--list", options.list,
                               "print every array of INPUT (name, dtype, shape), one a line; reads headers only");
     list->excludes(shape)->excludes(output);
+    update->needs(output);
     app.add_flag("--json", options.json,
                  "with --shape: print {\"shape\": [...], \"dtype\": \"...\"}; with --list: a JSON array of "
                  "{\"name\", \"dtype\", \"shape\"}; with --explain: the report as one JSON object (with the "
@@ -241,7 +253,9 @@ int run(const Options& options) {
                                 "it (-o - > FILE, or | ...), or use --force");
         tslice::SliceRequest request;
         request.input = options.input;
-        request.key = options.key;
+        request.keys = options.keys;
+        request.update = options.update;
+        request.as_name = options.as_name;
         request.ops = std::move(ops);
         request.expr = std::move(expr);
         request.output = output;
@@ -261,7 +275,7 @@ int run(const Options& options) {
     const std::vector<tslice::ArrayInFile> arrays = open_input(options.input, [&](const std::string&) {
         return tslice::list_arrays(input);
     });
-    if (options.list && !options.key) {
+    if (options.list && options.keys.empty()) {
         std::string list = tslice::format_array_list(arrays, options.json);
         // A GGUF's metadata comes with its tensors: {"arrays": [...], "metadata": {...}}.
         if (options.json && tslice::detect_format(input.data(), input.size()) == tslice::ContainerFormat::Gguf)
@@ -270,64 +284,104 @@ int run(const Options& options) {
         write_stdout(list);
         return 0;
     }
-    const tslice::ArrayInFile& array =
-        open_input(options.input, [&](const std::string&) -> const tslice::ArrayInFile& {
-            return tslice::select_array(arrays, options.key);
-        });
     if (options.list) {
-        write_stdout(tslice::format_array_list({array}, options.json));
+        const std::vector<const tslice::ArrayInFile*> chosen = open_input(
+            options.input, [&](const std::string&) { return tslice::select_arrays(arrays, options.keys, false); });
+        std::vector<tslice::ArrayInFile> shown;
+        for (const tslice::ArrayInFile* array : chosen) shown.push_back(*array);
+        write_stdout(tslice::format_array_list(shown, options.json));
         return 0;
     }
-    tslice::require_readable(array);
+    if (options.as_name) throw tslice::Error(tslice::ErrorKind::Usage, "--as names a result written with -o");
+    const std::vector<const tslice::ArrayInFile*> chosen =
+        open_input(options.input, [&](const std::string&) { return tslice::select_arrays(arrays, options.keys); });
+    const bool several = chosen.size() > 1;
+    if (several && options.explain)
+        throw tslice::Error(tslice::ErrorKind::Usage, std::to_string(chosen.size()) +
+                                                          " arrays are chosen; --explain reports the plan of one");
     tslice::read_indices_files(ops, headers_only);
-    const tslice::Pipeline pipeline = tslice::plan_pipeline(array.shape, ops, expr, array.type.dtype);
-    ops = {};  // the plan holds the indices now: a large gather's would be resident twice
-    const tslice::ElementType type =
-        tslice::converted_type({pipeline.output_dtype(), array.type.safetensors_only}, astype);
-    const tslice::ElementType source_type{pipeline.output_dtype(), array.type.safetensors_only};
-    if (options.stats) tslice::check_stats_type(source_type, astype);
-    if (options.shape_only || options.explain) {
+    std::vector<tslice::Pipeline> pipelines;
+    for (const tslice::ArrayInFile* array : chosen)
+        pipelines.push_back(tslice::plan_pipeline(array->shape, ops, expr, array->type.dtype));
+    ops = {};  // the plans hold the indices now: a large gather's would be resident twice
+    const auto source_type_of = [&](std::size_t i) {
+        return tslice::ElementType{pipelines[i].output_dtype(), chosen[i]->type.safetensors_only};
+    };
+    for (std::size_t i = 0; i < chosen.size(); ++i)
+        if (options.stats) tslice::check_stats_type(source_type_of(i), astype);
+    const auto json_name = [](const std::optional<std::string>& name) {
+        return name ? nlohmann::json(*name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                    : std::string("null");
+    };
+    if (options.shape_only && several) {
+        // NAME: (4, 3) lines, or a JSON array of {"name", "shape", "dtype"}.
+        std::string out = options.json ? "[" : "";
+        for (std::size_t i = 0; i < chosen.size(); ++i) {
+            const tslice::ElementType type = tslice::converted_type(source_type_of(i), astype);
+            std::string report = shape_report(pipelines[i].output_shape(), type, options.json);
+            report.pop_back();
+            if (options.json)
+                out += (i ? ", " : "") + std::string("{\"name\": ") + json_name(chosen[i]->name) + ", " + report.substr(1);
+            else
+                out += tslice::shown_name(*chosen[i]->name) + ": " + report + "\n";
+        }
+        write_stdout(options.json ? out + "]\n" : out);
+        return 0;
+    }
+    std::string stats_out;  // several arrays' --stats --json: one JSON array
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+        const tslice::ArrayInFile& array = *chosen[i];
+        const tslice::Pipeline& pipeline = pipelines[i];
+        const tslice::ElementType source_type = source_type_of(i);
+        const tslice::ElementType type = tslice::converted_type(source_type, astype);
         if (options.explain) {
             tslice::DType shown = array.type.dtype;
             if (!array.type.safetensors_only.empty()) shown.descr = shown.type_string = array.type.safetensors_only;
             write_stdout((options.json ? tslice::explain_json(pipeline, shown, expr, array.fortran_order, array.strides)
                                        : tslice::explain(pipeline, shown, expr, array.fortran_order, array.strides)) +
                          (options.json ? "\n" : ""));
-        } else {
-            write_stdout(shape_report(pipeline.output_shape(), type, options.json));
+            return 0;
         }
-        return 0;
-    }
-
-    const std::string what = tslice::array_what(array);
-    const tslice::ArrayData data =
-        open_input(options.input, [&](const std::string&) { return tslice::ArrayData::open(input, array, what, [&] {
-            return tslice::reached_box(pipeline, array.type.itemsize());
+        if (options.shape_only) {
+            write_stdout(shape_report(pipeline.output_shape(), type, options.json));
+            return 0;
+        }
+        const std::string what = tslice::array_what(array);
+        const tslice::ArrayData data = open_input(options.input, [&](const std::string&) {
+            return tslice::ArrayData::open(input, array, what,
+                                           [&] { return tslice::reached_box(pipeline, array.type.itemsize()); });
         });
-    });
-    const tslice::Result result = tslice::apply_pipeline(pipeline, data.data(), data.view());
-    if (options.stats) {
-        const tslice::InputPages pages = result.data == data.data() ? data.pages() : tslice::InputPages{};
-        const tslice::ArrayStats stats =
-            tslice::compute_stats(result.data, result.view, source_type, astype, pages, options.threads);
-        write_stdout((options.json ? tslice::stats_json(stats, array.name, type, result.view.shape)
-                                   : tslice::stats_line(stats, array.name, type, result.view.shape)) + "\n");
-        return 0;
+        const tslice::Result result = tslice::apply_pipeline(pipeline, data.data(), data.view());
+        if (options.stats) {
+            const tslice::InputPages pages = result.data == data.data() ? data.pages() : tslice::InputPages{};
+            const tslice::ArrayStats stats =
+                tslice::compute_stats(result.data, result.view, source_type, astype, pages, options.threads);
+            if (options.json && several)
+                stats_out += (i ? ", " : "[") + tslice::stats_json(stats, array.name, type, result.view.shape);
+            else
+                write_stdout((options.json ? tslice::stats_json(stats, array.name, type, result.view.shape)
+                                           : tslice::stats_line(stats, array.name, type, result.view.shape)) + "\n");
+            continue;
+        }
+        std::vector<std::byte> converted;
+        tslice::Result printed = result;
+        if (astype) {
+            converted =
+                tslice::convert_view(result.data, result.view, tslice::Conversion(source_type, type), options.threads);
+            printed = tslice::Result{converted.data(), tslice::View::contiguous(result.view.shape, type.itemsize()), nullptr};
+        }
+        tslice::PrintOptions print;
+        print.precision = options.precision;
+        print.linewidth = options.linewidth;
+        if (options.full) print.threshold = std::numeric_limits<std::int64_t>::max();
+        // Several arrays: each after a line with its name.
+        const std::string heading = several ? tslice::shown_name(*array.name) + ":\n" : "";
+        if (type.safetensors_only.empty())
+            write_stdout(heading + tslice::format_array(printed.data, printed.view, type.dtype, print) + "\n");
+        else
+            write_stdout(heading + tslice::format_narrow_float_array(printed.data, printed.view, type, print) + "\n");
     }
-    std::vector<std::byte> converted;
-    tslice::Result printed = result;
-    if (astype) {
-        converted = tslice::convert_view(result.data, result.view, tslice::Conversion(source_type, type), options.threads);
-        printed = tslice::Result{converted.data(), tslice::View::contiguous(result.view.shape, type.itemsize()), nullptr};
-    }
-    tslice::PrintOptions print;
-    print.precision = options.precision;
-    print.linewidth = options.linewidth;
-    if (options.full) print.threshold = std::numeric_limits<std::int64_t>::max();
-    if (type.safetensors_only.empty())
-        write_stdout(tslice::format_array(printed.data, printed.view, type.dtype, print) + "\n");
-    else
-        write_stdout(tslice::format_narrow_float_array(printed.data, printed.view, type, print) + "\n");
+    if (!stats_out.empty()) write_stdout(stats_out + "]\n");
     return 0;
 }
 
@@ -384,6 +438,30 @@ std::string version_text() {
     return text;
 }
 
+// `tslice a.npy [0, :, ::2]` unquoted reaches tslice as "[0," ":," "::2]": EXPR and two
+// arguments CLI11 did not expect. Where the arguments left over look like pieces of an
+// expression, the message says so and shows the command quoted.
+std::string unquoted_expression_hint(const Options& options, const std::vector<std::string>& extras) {
+    if (extras.empty()) return {};
+    std::vector<std::string> pieces;
+    if (options.expression) pieces.push_back(*options.expression);
+    pieces.insert(pieces.end(), extras.begin(), extras.end());
+    bool expression_like = false;
+    for (const std::string& piece : pieces) {
+        if (piece.empty() || piece.find_first_not_of("0123456789+-:,[]().NoneEllipsis ") != std::string::npos)
+            return {};
+        expression_like = expression_like || piece.find_first_of(":,[]") != std::string::npos;
+    }
+    if (!expression_like) return {};
+    std::string joined, listed;
+    for (const std::string& piece : pieces) {
+        joined += (joined.empty() ? "" : " ") + piece;
+        listed += (listed.empty() ? "'" : " '") + piece + "'";
+    }
+    return "the expression reached tslice as " + std::to_string(pieces.size()) + " arguments (" + listed +
+           "): the shell splits it at spaces (and may expand [...]); quote it: \"" + joined + "\"";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -417,7 +495,10 @@ int main(int argc, char** argv) {
         return 0;
     } catch (const CLI::ParseError& error) {
         // CLI11 exits with 100-114 on its own; the contract says 2 for a bad command line.
-        std::cerr << "tslice: error: " << error.what() << "\n";
+        const std::string hint = dynamic_cast<const CLI::ExtrasError*>(&error)
+                                     ? unquoted_expression_hint(options, app.remaining())
+                                     : std::string();
+        std::cerr << "tslice: error: " << (hint.empty() ? std::string(error.what()) : hint) << "\n";
         return 2;
     }
 

@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -282,6 +283,67 @@ def containers(args, jobs, tally):
     return failures
 
 
+def update_checkpoint(args, jobs, tally):
+    """--update of one 4 MiB tensor inside a 1 GiB safetensors checkpoint (256 float32 tensors
+    of 4 MiB; quick: 64 KiB each), written over the checkpoint itself, against `cp` of the
+    checkpoint to a new file: both write the whole file anew, and tslice copies the other
+    255 tensors' bytes without parsing them. Judged: tslice within 1.2x of cp. Returns 1 if
+    the updated file does not hold the new tensor and the old others, else 0."""
+    import struct
+
+    import numpy as np
+    case = next(j for j in jobs if j["kind"] == "case")
+    tensor_bytes = (4 << 20) if not args.quick else (64 << 10)
+    count = 256
+    shape = [tensor_bytes // 4096, 1024]
+    source = os.path.join(os.path.dirname(case["input"]), f"checkpoint_{count}x{tensor_bytes >> 10}KiB.safetensors")
+    if not os.path.exists(source):
+        entries = {"__metadata__": {"format": "pt"}}
+        for i in range(count):
+            entries[f"model.layers.{i}.weight"] = {"dtype": "F32", "shape": shape,
+                                                   "data_offsets": [i * tensor_bytes, (i + 1) * tensor_bytes]}
+        header = json.dumps(entries).encode()
+        header += b" " * (-len(header) % 8)
+        with open(source + ".tmp", "wb") as f:
+            f.write(struct.pack("<Q", len(header)) + header)
+            for i in range(count):  # real bytes: a sparse file would let both copies skip its holes
+                f.write(np.full(tensor_bytes // 4, i, dtype="<f4").tobytes())
+        os.rename(source + ".tmp", source)
+    target = os.path.join(args.dir, "checkpoint_updated.safetensors")
+    copied = os.path.join(args.dir, "checkpoint_cp.safetensors")
+    new_tensor = os.path.join(args.dir, "new_tensor.npy")
+    np.save(new_tensor, np.full(shape, -1, dtype="<f4"))
+    shutil.copyfile(source, target)
+    name = f"model.layers.{count // 2}.weight"
+    update = [args.tslice, new_tensor, "-o", target, "--update", "--as", name, "-q"]
+    os.sync()
+    # cp to a new file (removed before each run, untimed), and cp over an existing copy: tslice
+    # replaces a file too, and on ext4 replacing one costs more than writing a new one (the
+    # rename over it starts the new file's write-back, and the old file's cache is freed).
+    kept = os.path.join(args.dir, "no_such_file")
+    t_update, t_cp, t_cp_over = alternating_medians(
+        [(update, kept), (["cp", target, copied], copied), (["cp", target, target + ".over"], kept)],
+        3, args.runs or 5, 1)
+    with open(target, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    ok = header.get("__metadata__") == {"format": "pt"} and len(header) == count + 1
+    for i in range(count):
+        begin, end = header[f"model.layers.{i}.weight"]["data_offsets"]
+        want = -1 if i == count // 2 else i
+        ok = ok and np.array_equal(np.frombuffer(data[8 + n + begin:8 + n + end], dtype="<f4"),
+                                   np.full(tensor_bytes // 4, want, dtype="<f4"))
+    del data
+    size = f"{os.path.getsize(source) / 2**30:.2f} GiB" if not args.quick else f"{os.path.getsize(source) >> 20} MiB"
+    print(f"  --update of a {tensor_bytes >> 10} KiB tensor in a {size} safetensors checkpoint (over itself): "
+          f"{t_update * 1e3:.1f} ms; cp of the file {t_cp * 1e3:.1f} ms, {tally.check(t_update / t_cp, '<=', 1.2)}; "
+          f"cp over an existing copy {t_cp_over * 1e3:.1f} ms, {t_update / t_cp_over:.2f}x"
+          f"{'' if ok else ' DIFFERS'}")
+    remove(target, copied, target + ".over", new_tensor)
+    return 0 if ok else 1
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--jobs", required=True, help="the output of tslice_bench list")
@@ -413,6 +475,7 @@ def main():
               f"(`true` under the same wrapper: {baseline:.1f} MiB)")
 
     failures += containers(args, jobs, tally)
+    failures += update_checkpoint(args, jobs, tally)
 
     print(tally.summary("whole-process", args.quick, failures))
     return 1 if failures else 0

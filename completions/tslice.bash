@@ -1,13 +1,19 @@
 # bash completion for tslice: options, input files (.npy, .npz, .safetensors first), the op
 # names inside --op '{"op": "...', the --format values, and for -k/--key the arrays of the
-# INPUT already on the line (from `tslice INPUT --list --json`).
+# INPUT already on the line (from `tslice INPUT --list --json`, run by the tslice the command
+# line names, so that ./build/tslice completes without a tslice on PATH).
 
 # The arrays' names in `tslice FILE --list --json` output, one a line. A name is a JSON string;
 # the escapes names could hold (\" and \\) are undone, the rare others left as written.
 _tslice_array_names() {
-    local file=$1 json
+    local file=$1 program=${COMP_WORDS[0]} json
     [[ $file == -* ]] && file=./$file  # not an option
-    json=$(command tslice "$file" --list --json 2>/dev/null) || return
+    program=${program/#\~/$HOME}
+    # The command being typed (./build/tslice, a path, or a name on PATH), else tslice.
+    if [[ ! ( $program == */* && -x $program ) ]] && ! type -P "$program" >/dev/null 2>&1; then
+        program=tslice
+    fi
+    json=$(command "$program" "$file" --list --json 2>/dev/null) || return
     grep -o '"name": "\([^"\\]\|\\.\)*"' <<<"$json" | sed -e 's/^"name": "//' -e 's/"$//' \
         -e 's/\\"/"/g' -e 's/\\\\/\\/g'
 }
@@ -19,7 +25,7 @@ _tslice_input() {
         word=${COMP_WORDS[i]}
         case $word in
             --) ((i + 1 < COMP_CWORD)) && { printf '%s\n' "${COMP_WORDS[i + 1]}"; return; } ;;
-            --op | -o | --output | -k | --key | --format | -t | --threads | --precision | --linewidth | --chunks | --compressor) ((i++)) ;;
+            --op | -o | --output | -k | --key | --as | --format | -t | --threads | --precision | --linewidth | --chunks | --compressor | --astype) ((i++)) ;;
             -*) ;;
             *) printf '%s\n' "$word"; return ;;
         esac
@@ -30,8 +36,8 @@ _tslice() {
     local cur prev
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local options="-h --help --op -o --output -k --key --format -s --shape --list --json --explain --full
-        --precision --linewidth -q --quiet --sync -f --force -t --threads --version --chunks --compressor"
+    local options="-h --help --op -o --output -k --key --update --as --format -s --shape --list --json --explain --full
+        --precision --linewidth -q --quiet --sync -f --force -t --threads --version --chunks --compressor --astype --stats"
     local ops="strided_slice slice slice1 gather index"
 
     case $prev in
@@ -56,6 +62,11 @@ _tslice() {
             return
             ;;
         --chunks)
+            return
+            ;;
+        --astype)
+            COMPREPLY=($(compgen -W "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64
+                complex64 complex128 bfloat16 float8_e4m3fn float8_e5m2 float8_e8m0fnu" -- "$cur"))
             return
             ;;
         -t | --threads)

@@ -11,7 +11,7 @@ function __tslice_input
             continue
         end
         switch $token
-            case --op -o --output -k --key --format -t --threads --precision --linewidth --chunks --compressor
+            case --op -o --output -k --key --as --format -t --threads --precision --linewidth --chunks --compressor --astype
                 set skip 1
             case '-*'
             case '*'
@@ -25,7 +25,12 @@ function __tslice_keys
     set -l input (__tslice_input)
     test -n "$input"; and test -e "$input"; or return  # a file, or a Zarr store directory
     string match -q -- '-*' $input; and set input ./$input
-    command tslice $input --list --json 2>/dev/null | string match -ar '"name": "(?:[^"\\\\]|\\\\.)*"' | string replace -r '^"name": "(.*)"$' '$1'
+    # The tslice the command line names (./build/tslice works without one on PATH).
+    set -l program (commandline -opc)[1]
+    if not begin; string match -q -- '*/*' $program; and test -x $program; end; and not command -q $program
+        set program tslice
+    end
+    command $program $input --list --json 2>/dev/null | string match -ar '"name": "(?:[^"\\\\]|\\\\.)*"' | string replace -r '^"name": "(.*)"$' '$1'
 end
 
 complete -c tslice -f -a '(__fish_complete_suffix .npy .npz .safetensors)'
@@ -33,10 +38,14 @@ complete -c tslice -s h -l help -d 'print the options and exit'
 complete -c tslice -l version -d 'print the version, the copy kernels and the compiler'
 complete -c tslice -l op -x -a 'strided_slice slice slice1 gather index' -d 'a JSON op spec, or @FILE'
 complete -c tslice -s o -l output -r -F -d 'write the result to PATH'
-complete -c tslice -s k -l key -x -a '(__tslice_keys)' -d 'the array of an .npz or .safetensors INPUT'
+complete -c tslice -s k -l key -x -a '(__tslice_keys)' -d 'an array of a container INPUT, or a glob'
+complete -c tslice -l update -d 'replace or add the results in the -o container'
+complete -c tslice -l as -x -d "the result's name in an output container"
 complete -c tslice -l format -x -a 'npy npz safetensors json csv zarr' -d 'the output format'
 complete -c tslice -l chunks -x -d "a Zarr output's chunk shape (64,256,256)"
 complete -c tslice -l compressor -x -a 'zstd blosc zlib none' -d "a Zarr output's compressor"
+complete -c tslice -l astype -x -a 'bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 complex64 complex128 bfloat16 float8_e4m3fn float8_e5m2 float8_e8m0fnu' -d "convert the result, as numpy's astype"
+complete -c tslice -l stats -d "print the result's statistics instead of its values"
 complete -c tslice -s s -l shape -d "dry run: print only the result's shape"
 complete -c tslice -l list -d 'print every array of INPUT'
 complete -c tslice -l json -d 'JSON output for --shape and --list'

@@ -36,7 +36,8 @@
 # 2. Whole process (bench/whole_process.py, hyperfine): `tslice IN EXPR -o OUT` against the I/O
 #    floor (map the input, write() the same bytes; the two measured in alternating rounds) and
 #    numpy's one-liner, plain and with np.load(mmap_mode='r'), each with its peak RSS; a
-#    1 KiB .npy slice; --shape on the 1 GiB file; the containers. Targets with PASS/MISS.
+#    1 KiB .npy slice; --shape on the 1 GiB file; the containers; --update of a 4 MiB tensor
+#    inside a 1 GiB safetensors checkpoint against cp of the file. Targets with PASS/MISS.
 # 3. Cold page cache (bench/cold_cache.py): the 1 GiB input dropped from the page cache before
 #    every run, against cold `cat` (or reading the selected rows in order, for [::4]; for the
 #    gather of random rows, reading the rows it touches in sorted order), each tslice run paired

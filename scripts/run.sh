@@ -7,7 +7,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 tslice_install_missing
 build_log="$(mktemp)"
 trap 'rm -f "$build_log"' EXIT
-if ! tslice_build >"$build_log" 2>&1; then
+# The program alone: the tests and the bench are test.sh's and bench.sh's to build.
+if ! tslice_build tslice >"$build_log" 2>&1; then
     cat "$build_log" >&2
     exit 1
 fi

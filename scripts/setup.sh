@@ -43,12 +43,14 @@ tslice_install_missing() {
     fi
 }
 
+# tslice_build [TARGET...]: build/ in Release; only the targets named (run.sh builds tslice
+# alone: not the tests and the bench it does not run), or everything.
 tslice_build() {
     local build_dir="$tslice_root/build"
     if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
         cmake -S "$tslice_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
     fi
-    cmake --build "$build_dir" -j "$(nproc)"
+    cmake --build "$build_dir" -j "$(nproc)" ${1:+--target "$@"}
 }
 
 tslice_build_sanitized() {

@@ -23,3 +23,4 @@
 #include "scattered_gather.hpp"
 #include "write_sizes.hpp"
 #include "zip.hpp"
+#include "zip_members.hpp"

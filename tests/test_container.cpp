@@ -81,3 +81,59 @@ TEST_CASE("--list and --list --json") {
                                             "\n");
     CHECK(format_array_list({}, true) == "[]\n");
 }
+
+TEST_CASE("--key several times and as a glob: the file's order, each array once") {
+    const std::vector<ArrayInFile> arrays = {
+        array("model.layers.0.w", "'<f4'", {3}, "model.layers.0.w.npy"),
+        array("model.layers.0.b", "'<f4'", {3}, "model.layers.0.b.npy"),
+        array("model.layers.10.w", "'<f4'", {3}, "model.layers.10.w.npy"),
+        array("\xc3\xa9mbed", "'<f4'", {3}, "\xc3\xa9mbed.npy"),
+        array("a[1]", "'<f4'", {3}, "a[1].npy"),
+        array("head", "'<f4'", {3}, "head.npy")};
+    const auto names = [&](const std::vector<std::string>& keys) {
+        std::string out;
+        for (const ArrayInFile* chosen : select_arrays(arrays, keys)) out += (out.empty() ? "" : " ") + *chosen->name;
+        return out;
+    };
+    CHECK(names({"head", "model.layers.0.w"}) == "model.layers.0.w head");
+    CHECK(names({"model.layers.0.*"}) == "model.layers.0.w model.layers.0.b");
+    CHECK(names({"model.layers.?.w"}) == "model.layers.0.w");
+    CHECK(names({"model.layers.*.w", "model.layers.0.w"}) == "model.layers.0.w model.layers.10.w");
+    CHECK(names({"*"}).size() > 0);
+    CHECK(select_arrays(arrays, {"*"}).size() == arrays.size());
+    CHECK(names({"[!m]*"}) == "\xc3\xa9mbed a[1] head");
+    // A character is a code point, as in Python: `?` and `[...]` take "é" whole.
+    CHECK(names({"?mbed"}) == "\xc3\xa9mbed");
+    CHECK(names({"[e\xc3\xa9]mbed"}) == "\xc3\xa9mbed");
+    CHECK(names({"[a-h]ead"}) == "head");
+    // A name is itself before it is a glob; a '[' without ']' is a plain '['.
+    CHECK(names({"a[1]"}) == "a[1]");
+    CHECK(names({"a[1*"}) == "a[1]");
+    CHECK(names({"*.npy"}).size() > 0);  // member names match too
+    CHECK(names({"model.layers.0.w.npy", "*.b"}) == "model.layers.0.w model.layers.0.b");
+    const std::string none = message_of(ErrorKind::Usage, [&] { select_arrays(arrays, {"model.layer.*.x"}); });
+    CHECK(none.find("--key 'model.layer.*.x': the pattern matches no array; the file holds 'model.layers.0.") == 0);
+    CHECK(message_of(ErrorKind::Usage, [&] { select_arrays(arrays, {"head", "tail"}); })
+              .find("--key 'tail': no such array; the file holds '") == 0);
+    // One key that chooses several arrays is not one array.
+    CHECK(message_of(ErrorKind::Usage, [&] { select_array(arrays, std::string("model.*")); }).find("chooses 3") !=
+          std::string::npos);
+}
+
+TEST_CASE("formats tslice does not read are named by their signatures") {
+    const auto format = [](const std::string& bytes, const std::vector<std::string>& members = {}) {
+        return unread_format(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size(), members);
+    };
+    CHECK(format(std::string("\x89HDF\r\n\x1a\n", 8) + "rest") == "an HDF5 file");
+    CHECK(format(std::string(512, '\0') + std::string("\x89HDF\r\n\x1a\n", 8)) == "an HDF5 file");  // a user block
+    CHECK(format("GGUF\x03") == "a GGUF file (llama.cpp)");
+    CHECK(format("", {"archive/data.pkl", "archive/data/0"}).find("a PyTorch checkpoint") == 0);
+    CHECK(format("", {"a.npy", "b.npy"}).empty());
+    CHECK(format("\x1f\x8b").find("a gzip file") == 0);
+    CHECK(format("this is not a .npy file\n").empty());
+    CHECK(format("").empty());
+    CHECK(unread_directory_format("/nonexistent-directory").empty());
+    const Error error = unread_format_error("an HDF5 file");
+    CHECK(error.kind() == ErrorKind::Input);
+    CHECK(std::string(error.what()).find(".npy files, .npz archives") != std::string::npos);
+}

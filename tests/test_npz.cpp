@@ -51,26 +51,62 @@ TEST_CASE("an empty archive holds no arrays") {
     CHECK(arrays_of(make_zip({})).empty());
 }
 
-TEST_CASE("broken members: the member is named, and what is wrong with it") {
+// A broken member is listed with what is wrong with it (np.load reads the others); choosing it
+// is an input error with that message.
+std::string member_error(const std::string& archive, std::size_t index = 0) {
+    const std::vector<ArrayInFile> arrays = arrays_of(archive);
+    REQUIRE(arrays.size() > index);
+    const std::string error = arrays[index].error;
+    if (!error.empty()) {
+        CHECK(input_error([&] { select_arrays(arrays, {*arrays[index].name}); }) == error);
+        CHECK(select_arrays(arrays, {*arrays[index].name}, false).size() == 1);
+    }
+    return error;
+}
+
+TEST_CASE("broken members: the member is named, and what is wrong with it; the others read") {
     const std::string good = npy_counting(10);
-    CHECK(input_error([&] { arrays_of(make_zip({{"a.npy", "not a npy file at all", false}})); })
-              .find("member 'a.npy'") != std::string::npos);
-    CHECK(input_error([&] { arrays_of(make_zip({{"a.npy", good.substr(0, good.size() - 1), false}})); })
-              .find("too short for its header") != std::string::npos);
-    CHECK(input_error([&] { arrays_of(make_zip({{"a.npy", good.substr(0, good.size() - 1), true}})); })
-              .find("too short for its header") != std::string::npos);
-    CHECK(input_error([&] { arrays_of(make_zip({{"a.npy", good.substr(0, 30), true}})); }).find("member 'a.npy'") !=
+    CHECK(member_error(make_zip({{"a.npy", "not a npy file at all", false}})).find("member 'a.npy'") !=
           std::string::npos);
+    CHECK(member_error(make_zip({{"a.npy", good.substr(0, good.size() - 1), false}}))
+              .find("too short for its header") != std::string::npos);
+    CHECK(member_error(make_zip({{"a.npy", good.substr(0, good.size() - 1), true}}))
+              .find("too short for its header") != std::string::npos);
+    CHECK(member_error(make_zip({{"a.npy", good.substr(0, 30), true}})).find("member 'a.npy'") != std::string::npos);
     std::string method = make_zip({{"a.npy", good, false}});
     method[method.find("PK\x01\x02") + 10] = 12;  // bzip2
-    CHECK(input_error([&] { arrays_of(method); }).find("compression method 12") != std::string::npos);
+    CHECK(member_error(method).find("compression method 12") != std::string::npos);
     std::string encrypted = make_zip({{"a.npy", good, false}});
     encrypted[encrypted.find("PK\x01\x02") + 8] |= 1;
-    CHECK(input_error([&] { arrays_of(encrypted); }).find("encrypted") != std::string::npos);
+    CHECK(member_error(encrypted).find("encrypted") != std::string::npos);
+    // Members tslice cannot read are still found, to be copied whole (--update); an encrypted
+    // one is marked, since a copy would lose what decrypts it.
+    CHECK(arrays_of(method)[0].member_bytes.found());
+    CHECK(arrays_of(method)[0].member_bytes.method == 12);
+    CHECK(arrays_of(encrypted)[0].member_bytes.encrypted);
     // A corrupt deflate stream in the header part of a member.
     std::string corrupt = make_zip({{"a.npy", npy_counting(1000), true}});
     corrupt[30 + 5] = static_cast<char>(0xFF);
-    CHECK(input_error([&] { arrays_of(corrupt); }).find("member 'a.npy'") != std::string::npos);
+    CHECK(member_error(corrupt).find("member 'a.npy'") != std::string::npos);
+    // Beside good members, in either place: each good one still reads, the bad one is listed.
+    for (const bool deflated : {false, true}) {
+        const std::string archive = make_zip(
+            {{"a.npy", good, deflated}, {"meta.json", "{}", deflated}, {"d/", "", false}, {"b.npy", good, deflated}});
+        const std::vector<ArrayInFile> arrays = arrays_of(archive);
+        REQUIRE(arrays.size() == 4);
+        CHECK(arrays[0].error.empty());
+        CHECK(arrays[3].error.empty());
+        CHECK(member_error(archive, 1).find("member 'meta.json': not a .npy file") != std::string::npos);
+        CHECK(member_error(archive, 2).find("member 'd/'") != std::string::npos);
+        CHECK(arrays[1].type_name() == "?");
+        CHECK_FALSE(arrays[1].shape_known);
+        // A glob over all of them fails on the first bad one; over the good ones, it does not.
+        CHECK(input_error([&] { select_arrays(arrays, {"*"}); }) == arrays[1].error);
+        const auto chosen = select_arrays(arrays, {"?"});
+        REQUIRE(chosen.size() == 2);
+        CHECK(chosen[0] == &arrays[0]);
+        CHECK(chosen[1] == &arrays[3]);
+    }
 }
 
 TEST_CASE("every truncation and every corrupted byte of an .npz: arrays or an input error") {

@@ -13,6 +13,7 @@
 #include "gather_reads.hpp"
 #include "input_paging.hpp"
 #include "output_file.hpp"
+#include "write_into.hpp"
 #include "write_sizes.hpp"
 #include "tslice/convert.hpp"
 #include "tslice/error.hpp"
@@ -93,12 +94,19 @@ private:
 void write_view_converted(const std::string& path, const OutputFraming& framing, const std::byte* data,
                           const View& view, const InputPages& pages, const WriteOptions& options,
                           const Conversion& conversion) {
+    OutputFile output(path);
+    write_view_converted_into(output, framing, data, view, pages, options, conversion);
+    output.commit(options.sync);
+}
+
+void write_view_converted_into(OutputFile& output, const OutputFraming& framing, const std::byte* data,
+                               const View& view, const InputPages& pages, const WriteOptions& options,
+                               const Conversion& conversion) {
     if (view.itemsize != conversion.from_size())
         throw Error(ErrorKind::Usage, "internal: the view's elements are not of the conversion's source type");
     const WriteSizes sizes = write_sizes();
     const auto to_size = static_cast<std::int64_t>(conversion.to_size());
     const std::int64_t total = checked_element_count(view.shape, conversion.to_size(), "the output shape");
-    OutputFile output(path);
     output.expect(static_cast<std::int64_t>(framing.prefix.size()) + total * to_size);
     InputPaging input(view, pages, sizes);
     const auto largest = static_cast<std::int64_t>(std::max(conversion.from_size(), conversion.to_size()));
@@ -120,7 +128,6 @@ void write_view_converted(const std::string& path, const OutputFraming& framing,
         return static_cast<const std::byte*>(scratch);
     };
     stream_framed(output.fd(), output.name(), framing, conversion.to_size(), view.shape, source, sizes.chunk_bytes);
-    output.commit(options.sync);
 }
 
 std::vector<std::byte> convert_view(const std::byte* data, const View& view, const Conversion& conversion,

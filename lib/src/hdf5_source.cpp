@@ -217,7 +217,7 @@ public:
     std::vector<ArrayInFile> list() const override { return arrays_; }
 
     void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned, const Written& written) const override {
-        if (!array.unreadable.empty()) throw Error(ErrorKind::Input, array.unreadable);
+        if (!array.error.empty()) throw Error(ErrorKind::Input, array.error);
         const std::string where = "the dataset '" + *array.name + "'";
         if (box.element_count() == 0) return;
         const Handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
@@ -330,14 +330,15 @@ private:
             }
         } else {
             array.type.dtype = parse_dtype_descr(quoted("|V" + std::to_string(std::max<std::size_t>(1, H5Tget_size(type.get())))));
-            array.type.safetensors_only = info.name;
-            array.unreadable = "the dataset '" + name + "'" + " holds " + info.reason +
+            array.stored_type = info.name;
+            array.error = "the dataset '" + name + "'" + " holds " + info.reason +
                                ", which tslice lists but does not read (it reads numbers, bools, fixed-length strings "
                                "and compounds of them)";
         }
-        if (array.unreadable.empty() && kind == H5S_SIMPLE) map_if_contiguous(dataset, array);
+        if (array.error.empty() && kind == H5S_SIMPLE) map_if_contiguous(dataset, array);
         if (kind == H5S_NULL) {
-            array.unreadable = "the dataset '" + name + "'" + " has a null dataspace (h5py's Empty): it holds no array";
+            if (array.stored_type.empty()) array.stored_type = array.type.name();
+            array.error = "the dataset '" + name + "'" + " has a null dataspace (h5py's Empty): it holds no array";
         }
         arrays_.push_back(std::move(array));
     }

@@ -42,8 +42,18 @@ constexpr TypeRow kTypes[] = {
     {"U16", "<u2", true},       {"F16", "<f2", true},       {"BF16", "|V2", false},  {"I32", "<i4", true},
     {"U32", "<u4", true},       {"F32", "<f4", true},       {"F64", "<f8", true},    {"I64", "<i8", true},
     {"U64", "<u8", true},       {"F8_E4M3", "|V1", false},  {"F8_E5M2", "|V1", false},
-    {"F8_E8M0", "|V1", false},
+    {"F8_E8M0", "|V1", false},  {"C64", "<c8", true},
 };
+
+// The types of less than a byte: listed, with their sizes checked as the reference checks
+// them, but not sliced (an element is not a whole number of bytes).
+struct SubByteRow {
+    const char* name;
+    unsigned bits;
+};
+constexpr SubByteRow kSubByteTypes[] = {{"F4", 4}, {"F6_E2M3", 6}, {"F6_E3M2", 6}};
+
+constexpr std::uint8_t kNoType = 0xFF;  // TensorEntry::type of a dtype tslice does not slice
 
 // kTypes' types, parsed once: a checkpoint asks for the same few thousands of times.
 const std::vector<ElementType>& element_types() {
@@ -81,7 +91,8 @@ struct TensorEntry {
     std::string name;
     std::vector<std::int64_t> shape;
     std::uint64_t begin = 0, end = 0;
-    std::uint8_t type = 0;  // the row of kTypes
+    std::uint8_t type = 0;  // the row of kTypes, or kNoType
+    std::string dtype;      // the file's name for it, where type is kNoType
 };
 
 std::string where(const std::string& name) { return "safetensors tensor " + json_quoted(name); }
@@ -157,9 +168,12 @@ TensorEntry read_tensor(json::Reader& reader, std::string name) {
     if (!has_shape) fail(where() + " has no \"shape\"");
     if (!has_offsets) fail(where() + " has no \"data_offsets\"");
     const auto row = std::find_if(std::begin(kTypes), std::end(kTypes), [&](const TypeRow& r) { return dtype == r.name; });
-    if (row == std::end(kTypes))
-        fail(where() + " has the unknown dtype " + json_quoted(dtype) +
-             " (tslice reads BOOL, U8, I8, I16, U16, F16, BF16, I32, U32, F32, F64, I64, U64, F8_E4M3, F8_E5M2, F8_E8M0)");
+    if (row == std::end(kTypes)) {
+        // Listed, and refused only when chosen (list_safetensors says why).
+        tensor.type = kNoType;
+        tensor.dtype = std::move(dtype);
+        return tensor;
+    }
     tensor.type = static_cast<std::uint8_t>(row - std::begin(kTypes));
     return tensor;
 }
@@ -209,6 +223,32 @@ std::vector<TensorEntry> read_header(std::string_view text) {
             sorted.push_back(std::move(tensors[order[i]]));
     tensors = std::move(sorted);
     return tensors;
+}
+
+// A tensor of a dtype tslice does not slice: its sizes checked where the format defines the
+// dtype's width (a whole number of bytes, as the reference asks), and why it cannot be read.
+void unreadable_type(const TensorEntry& tensor, ArrayInFile& array) {
+    array.stored_type = tensor.dtype;
+    const auto row = std::find_if(std::begin(kSubByteTypes), std::end(kSubByteTypes),
+                                  [&](const SubByteRow& r) { return tensor.dtype == r.name; });
+    std::string readable;
+    for (const TypeRow& r : kTypes) readable += std::string(readable.empty() ? "" : ", ") + r.name;
+    if (row == std::end(kSubByteTypes)) {
+        array.error = where(*array.name) + " has the dtype " + json_quoted(tensor.dtype) +
+                      ", which tslice does not know (it reads " + readable + ")";
+        return;
+    }
+    std::uint64_t bits = row->bits;
+    bool overflow = false;
+    for (const auto dim : array.shape)
+        overflow = overflow || __builtin_mul_overflow(bits, static_cast<std::uint64_t>(dim), &bits);
+    if (std::find(array.shape.begin(), array.shape.end(), 0) != array.shape.end()) bits = 0, overflow = false;
+    if (overflow || bits % 8 != 0 || bits / 8 != tensor.end - tensor.begin)
+        fail(where(*array.name) + ": shape " + format_shape(array.shape) + " of " + tensor.dtype + " (" +
+             std::to_string(row->bits) + " bits each) does not fill \"data_offsets\" " + offsets_text(tensor) +
+             " exactly");
+    array.error = where(*array.name) + " has the dtype " + tensor.dtype + " of " + std::to_string(row->bits) +
+                  "-bit elements, which tslice lists but cannot slice (it slices whole-byte elements: " + readable + ")";
 }
 
 }  // namespace
@@ -301,26 +341,32 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
                  std::to_string(data_size) + " bytes; the file is truncated or corrupt)");
         ArrayInFile array;
         array.name = std::move(tensor.name);
-        array.type = element_types()[tensor.type];
         array.shape = std::move(tensor.shape);
-        // numpy's rule ("array is too big"), as for a .npy header: the non-zero dimensions
-        // times the item size must fit 63 bits even where another dimension is 0, so that no
-        // stride of the array overflows.
-        try {
-            checked_element_count(array.shape, array.type.itemsize(), "the shape");
-        } catch (const Error& error) {
-            fail(tslice::where(*array.name) + ": " + error.what());
+        if (tensor.type == kNoType) {
+            unreadable_type(tensor, array);
+        } else {
+            array.type = element_types()[tensor.type];
+            array.stored_type = kTypes[tensor.type].name;
+            // numpy's rule ("array is too big"), as for a .npy header: the non-zero dimensions
+            // times the item size must fit 63 bits even where another dimension is 0, so that no
+            // stride of the array overflows.
+            try {
+                checked_element_count(array.shape, array.type.itemsize(), "the shape");
+            } catch (const Error& error) {
+                fail(tslice::where(*array.name) + ": " + error.what());
+            }
+            // An element count too large for 64 bits cannot match any offsets in the file.
+            std::uint64_t need = array.type.itemsize();
+            bool overflow = false;
+            for (const auto dim : array.shape)
+                overflow = overflow || __builtin_mul_overflow(need, static_cast<std::uint64_t>(dim), &need);
+            if (std::find(array.shape.begin(), array.shape.end(), 0) != array.shape.end()) need = 0, overflow = false;
+            if (overflow || need != end - begin)
+                fail(tslice::where(*array.name) + ": shape " + format_shape(array.shape) + " of " +
+                     kTypes[tensor.type].name + " needs " +
+                     (overflow ? std::string("more than 2**64") : std::to_string(need)) + " bytes, but \"data_offsets\" " +
+                     offsets_text(tensor) + " hold " + std::to_string(end - begin));
         }
-        // An element count too large for 64 bits cannot match any offsets in the file.
-        std::uint64_t need = array.type.itemsize();
-        bool overflow = false;
-        for (const auto dim : array.shape)
-            overflow = overflow || __builtin_mul_overflow(need, static_cast<std::uint64_t>(dim), &need);
-        if (std::find(array.shape.begin(), array.shape.end(), 0) != array.shape.end()) need = 0, overflow = false;
-        if (overflow || need != end - begin)
-            fail(tslice::where(*array.name) + ": shape " + format_shape(array.shape) + " of " + kTypes[tensor.type].name +
-                 " needs " + (overflow ? std::string("more than 2**64") : std::to_string(need)) +
-                 " bytes, but \"data_offsets\" " + offsets_text(tensor) + " hold " + std::to_string(end - begin));
         array.bytes.kind = ArrayBytes::Kind::Mapped;
         array.bytes.offset = data_start + begin;
         array.bytes.size = end - begin;
@@ -344,8 +390,28 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
     return arrays;
 }
 
+std::string safetensors_metadata(const std::byte* file, std::size_t size) {
+    if (size < 8) return {};
+    const std::uint64_t header_size = read_u64(file);
+    if (header_size > kMaxHeaderBytes || header_size > size - 8) return {};
+    try {
+        json::Reader reader(std::string_view(reinterpret_cast<const char*>(file + 8), header_size));
+        reader.expect('{', "'{'");
+        if (reader.consume('}')) return {};
+        do {
+            const std::string key = reader.string();
+            reader.expect(':', "':' after an object's key");
+            const std::string_view value = reader.skip_value();
+            if (key == "__metadata__" && !value.empty() && value.front() == '{') return std::string(value);
+        } while (reader.consume(','));
+    } catch (const json::SyntaxError&) {
+    }
+    return {};
+}
+
 std::string safetensors_prefix(std::string_view name, std::string_view dtype_name,
-                               const std::vector<std::int64_t>& shape, std::uint64_t data_bytes) {
+                               const std::vector<std::int64_t>& shape, std::uint64_t data_bytes,
+                               std::string_view metadata) {
     nlohmann::ordered_json info;
     info["dtype"] = dtype_name;
     info["shape"] = shape;
@@ -360,6 +426,8 @@ std::string safetensors_prefix(std::string_view name, std::string_view dtype_nam
         // for other callers its bad bytes are replaced, as Python's errors="replace" would.
         text = header.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
+    // The input's metadata first, as its text: the reference writes it first too.
+    if (!metadata.empty()) text = "{\"__metadata__\":" + std::string(metadata) + (text == "{}" ? "}" : "," + text.substr(1));
     // The data starts on an 8-byte boundary, as the reference writes it.
     text.append((8 - text.size() % 8) % 8, ' ');
     std::string out(8, '\0');

@@ -338,6 +338,8 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
     struct stat info {};
     if (::fstat(fd, &info) != 0) fail("cannot read " + name + ": " + std::strerror(errno), name);
     if (S_ISDIR(info.st_mode)) {
+        if (const std::string format = unread_directory_format(path); !format.empty())
+            throw Error(ErrorKind::Input, name + ": " + unread_format_error(format).what(), name);
         InputBytes input;
         input.region_ = open_region_source(path, nullptr, 0);
         return input;

@@ -20,6 +20,7 @@
 #include "input_paging.hpp"
 #include "output_file.hpp"
 #include "gather_reads.hpp"
+#include "write_into.hpp"
 #include "write_sizes.hpp"
 #include "tslice/container.hpp"
 #include "tslice/copy.hpp"
@@ -176,6 +177,13 @@ bool splice_contiguous(const OutputFile& output, const OutputFraming& framing, c
 
 void write_view(const std::string& path, const OutputFraming& framing, const std::byte* data,
                 const View& result_view, const InputPages& pages, const WriteOptions& options) {
+    OutputFile output(path);
+    write_view_into(output, framing, data, result_view, pages, options, true);
+    output.commit(options.sync);
+}
+
+void write_view_into(OutputFile& output, const OutputFraming& framing, const std::byte* data,
+                     const View& result_view, const InputPages& pages, const WriteOptions& options, bool alone) {
     const WriteSizes sizes = g_sizes;
     // A selection of fields is packed from whole elements, so its elements are not split.
     const View view = options.packed_selection ? result_view : in_chunk_sized_units(result_view, sizes.chunk_bytes);
@@ -186,7 +194,6 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     const auto written = static_cast<std::int64_t>(packs ? packs->packed_itemsize : view.itemsize);
     check_output(static_cast<std::size_t>(written), view.shape);
     const std::int64_t total = view.element_count();
-    OutputFile output(path);
     output.expect(static_cast<std::int64_t>(framing.prefix.size()) + total * written);
 
     // A copy that walks a file downwards is written from its last chunk to its first where the
@@ -196,7 +203,7 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     // Not where the page cache holds the input already: there is nothing to gain, and written
     // so to ext4 the runs had more slow outliers.
     const std::int64_t chunk_elements = elements_per_chunk(static_cast<std::size_t>(written), sizes.chunk_bytes);
-    const bool turn_around = pages.read_ahead && pages.cached && walks_down(view, chunk_elements) &&
+    const bool turn_around = alone && pages.read_ahead && pages.cached && walks_down(view, chunk_elements) &&
                              !mostly_cached(pages, view.span_of(0, total));
     const std::optional<std::int64_t> placed_from = turn_around ? output.placed_from() : std::nullopt;
     const ChunkOrder order{placed_from.has_value(), placed_from.value_or(0)};
@@ -215,10 +222,8 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
     // was as fast warm and, cold, as fast or faster (docs/performance-log.md, "A contiguous
     // result spliced into a pipe").
     if (contiguous && pages.read && output.is_pipe() &&
-        splice_contiguous(output, framing, view, pages, sizes.chunk_bytes, input, options)) {
-        output.commit(options.sync);
+        splice_contiguous(output, framing, view, pages, sizes.chunk_bytes, input, options))
         return;
-    }
     GatherReads gather_reads(data, view, pages, sizes);
     WorkerPool pool(total * itemsize >= sizes.threaded_bytes ? options.threads : 1);
     const double bytes_read_per_element =
@@ -274,14 +279,16 @@ void write_view(const std::string& path, const OutputFraming& framing, const std
                 copied(first + from, first + to);
             }
         }
-        if (options.swap_bytes) swap_elements(scratch, count, view.itemsize);
+        if (options.swap_bytes) {
+            const std::size_t unit = options.swap_unit ? options.swap_unit : view.itemsize;
+            swap_elements(scratch, count * static_cast<std::int64_t>(view.itemsize / unit), unit);
+        }
         done += count;
         if (options.progress) options.progress(done * written, total * written);
         return bytes;
     };
     stream_framed(output.fd(), output.name(), framing, static_cast<std::size_t>(written), view.shape, source,
                   sizes.chunk_bytes, order);
-    output.commit(options.sync);
 }
 
 }  // namespace tslice

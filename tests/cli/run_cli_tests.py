@@ -174,6 +174,8 @@ def make_container_fixtures(fix, write):
     import safetensors_writer as st
     import zipfile
 
+    import safetensors_writer as st
+
     def npz(save, **arrays):
         out = io.BytesIO()
         save(out, **arrays)
@@ -224,6 +226,61 @@ def make_container_fixtures(fix, write):
           raw_safetensors('{"t":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}', 2, length=5000))
     write("st_header_over_100mb.safetensors",
           raw_safetensors('{"t":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}', 2, length=100_000_001))
+    make_checkpoint_fixtures(fix, write)
+
+
+def make_checkpoint_fixtures(fix, write):
+    """Containers with arrays tslice cannot read beside ones it can, and checkpoints to update."""
+    import zipfile
+
+    import safetensors_writer as st
+    # An object member, a member that is not a .npy and a directory entry (as zip -r adds).
+    np.savez(os.path.join(fix, "mixed.npz"), x=np.arange(6, dtype="<f8").reshape(2, 3),
+             meta=np.array({"lr": 0.1}, dtype=object), w=np.arange(12, dtype="<i4").reshape(3, 4))
+    with zipfile.ZipFile(os.path.join(fix, "mixed.npz"), "a") as archive:
+        archive.writestr("meta.json", '{"lr": 0.1}')
+        archive.writestr("d/", "")
+    layers = {f"model.layers.{i}.{part}": np.arange(4 * (i + 1), dtype="<f4").reshape(i + 1, 4) + i
+              for i in range(3) for part in ("w", "b")}
+    np.savez(os.path.join(fix, "layers.npz"), **layers)
+    np.savez_compressed(os.path.join(fix, "layers_deflated.npz"), **layers)
+    write("layers.safetensors", st.dumps(layers, metadata={"format": "pt", "step": "7"}))
+    # Every whole-byte dtype safetensors adds (C64, F8_E8M0) and ones tslice lists but does
+    # not slice: the sub-byte F4/F6 and a name it does not know.
+    header = {"__metadata__": {"format": "pt"},
+              "c": {"dtype": "C64", "shape": [2], "data_offsets": [0, 16]},
+              "e8": {"dtype": "F8_E8M0", "shape": [4], "data_offsets": [16, 20]},
+              "f4": {"dtype": "F4", "shape": [2, 3], "data_offsets": [20, 23]},
+              "f6": {"dtype": "F6_E2M3", "shape": [4], "data_offsets": [23, 26]},
+              "q": {"dtype": "Q9", "shape": [5], "data_offsets": [26, 31]},
+              "w": {"dtype": "F32", "shape": [2], "data_offsets": [32, 40]}}
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    data = (np.array([1 + 2j, -3.5j], dtype="<c8").tobytes() + bytes([127, 128, 0, 255]) + bytes(11) + bytes(1) +
+            np.array([0.5, -2], dtype="<f4").tobytes())
+    write("dtypes.safetensors", struct.pack("<Q", len(text)) + text + data)
+    # An encrypted member (its flag set, as an encrypting zip tool sets it) beside a plain one.
+    plain = io.BytesIO()
+    np.savez(plain, x=np.arange(3, dtype="<i2"), secret=np.arange(4, dtype="<i2"))
+    locked = bytearray(plain.getvalue())
+    central = locked.rfind(b"PK\x01\x02")  # secret.npy's entry is the last one
+    local = int.from_bytes(locked[central + 42:central + 46], "little")
+    locked[central + 8] |= 1
+    locked[local + 6] |= 1
+    write("encrypted_member.npz", bytes(locked))
+    big_endian = np.array([1 + 2j, -3.5j, 7], dtype=">c8")
+    np.save(os.path.join(fix, "be_c8.npy"), big_endian)
+    write("be_c8.safetensors", st.dumps({"c": big_endian.astype("<c8")}))
+    # Formats tslice does not read, each named by its error: the signatures they start with.
+    write("model.h5", b"\x89HDF\r\n\x1a\n" + bytes(200))
+    write("model.gguf", b"GGUF" + struct.pack("<I", 3) + bytes(100))
+    write("legacy.pt", b"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19" + bytes(50))
+    with zipfile.ZipFile(os.path.join(fix, "model.pt"), "w") as archive:
+        archive.writestr("model/data.pkl", b"\x80\x02}q\x00.")
+        archive.writestr("model/data/0", bytes(16))
+        archive.writestr("model/version", "3\n")
+    os.makedirs(os.path.join(fix, "store.zarr"), exist_ok=True)
+    write("store.zarr/.zgroup", b'{"zarr_format": 2}')
 
 
 def make_bad_input_fixtures(fix, write, full):

@@ -55,6 +55,14 @@ expect "the op spec's start" "'{\"op\": \"" "$(complete_line tslice a.npy --op '
 expect "op names" "$(printf '%s\n' "'{\"op\": \"slice\"" "'{\"op\": \"slice1\"")" \
     "$(complete_line tslice a.npy --op "'{\"op\": \"sl")"
 expect "op names, gather" "'{\"op\": \"gather\"" "$(complete_line tslice a.npy --op "'{\"op\": \"g")"
+expect "--key after --as NAME" "$(printf '%s\n' bias weight)" "$(complete_line tslice --as x w.npz --key '')"
+expect "--update and --as among the options" "$(printf '%s\n' --update --as)" \
+    "$(complete_line tslice a.npy --u; complete_line tslice a.npy --a)"
+# -k without a tslice on PATH: the tslice the command line names lists the arrays.
+expect "--key by the tslice typed, none on PATH" "$(printf '%s\n' bias weight)" \
+    "$(PATH=/usr/bin:/bin; complete_line "$bin/tslice" w.npz -k '')"
+expect "--key by ./tslice, none on PATH" "$(printf '%s\n' bias weight)" \
+    "$(cp "$bin/tslice" ./tslice-here; PATH=/usr/bin:/bin; complete_line ./tslice-here w.npz -k ''; rm -f ./tslice-here)"
 
 skipped=()
 if command -v zsh >/dev/null; then
@@ -64,6 +72,9 @@ else
 fi
 if command -v fish >/dev/null; then
     fish -n "$source_dir/completions/tslice.fish" || fail "fish -n tslice.fish"
+    got=$(PATH=/usr/bin:/bin fish --no-config -c "source '$source_dir/completions/tslice.fish'; complete -C '$bin/tslice w.npz -k '" |
+        cut -f1 | sort)
+    expect "fish: --key by the tslice typed, none on PATH" "$(printf '%s\n' bias weight)" "$got"
 else
     skipped+=(fish)
 fi

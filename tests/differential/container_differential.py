@@ -35,9 +35,9 @@ import safetensors_writer as st  # noqa: E402
 
 FIXED_SEED = 20261124
 SAFETENSORS_DTYPES = ["|b1", "|u1", "|i1", "<i2", ">i2", "<u2", "<f2", ">f2", "<i4", "<u4", ">u4", "<f4",
-                      ">f4", "<f8", ">f8", "<i8", "<u8", ">i8"]
-NUMPY_ONLY_DTYPES = ["<c8", ">c16", "|S3", "<U2", "<M8[s]"]
-RAW_TYPES = ["BF16", "F8_E4M3", "F8_E5M2"]
+                      ">f4", "<f8", ">f8", "<i8", "<u8", ">i8", "<c8", ">c8"]
+NUMPY_ONLY_DTYPES = [">c16", "|S3", "<U2", "<M8[s]"]
+RAW_TYPES = ["BF16", "F8_E4M3", "F8_E5M2", "F8_E8M0"]
 
 
 def random_array(r, dtype):

@@ -18,10 +18,10 @@ import numpy as np
 
 DTYPES = {
     "BOOL": "|b1", "U8": "|u1", "I8": "|i1", "I16": "<i2", "U16": "<u2", "F16": "<f2",
-    "I32": "<i4", "U32": "<u4", "F32": "<f4", "F64": "<f8", "I64": "<i8", "U64": "<u8",
+    "I32": "<i4", "U32": "<u4", "F32": "<f4", "F64": "<f8", "I64": "<i8", "U64": "<u8", "C64": "<c8",
 }
 # Types numpy lacks, with their item sizes.
-RAW_DTYPES = {"BF16": 2, "F8_E4M3": 1, "F8_E5M2": 1}
+RAW_DTYPES = {"BF16": 2, "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1}
 
 
 class RawTensor:
@@ -97,6 +97,12 @@ def bfloat16_values(raw):
     """The float32 values of a BF16 RawTensor: bfloat16 is float32's upper half."""
     halves = np.frombuffer(raw.data, dtype="<u2").astype("<u4") << 16
     return halves.view("<f4").reshape(raw.shape)
+
+
+def e8m0_values(raw):
+    """The float64 values of an F8_E8M0 RawTensor (OCP MX scale: 2**(bits - 127), 0xFF NaN)."""
+    bits = np.frombuffer(raw.data, dtype=np.uint8).astype(np.int64)
+    return np.where(bits == 0xFF, np.nan, np.power(2.0, bits - 127)).reshape(raw.shape)
 
 
 def float8_values(raw):

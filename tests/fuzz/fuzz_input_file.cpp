@@ -49,6 +49,10 @@ std::optional<std::vector<ReadArray>> read_all(const std::string& path, bool hea
         const std::vector<ArrayInFile> arrays = list_arrays(input.data(), input.size(), input.complete());
         std::vector<ReadArray> read;
         for (const auto& array : arrays) {
+            if (!array.error.empty()) {  // listed with why; choosing it is an input error
+                read.push_back({array, {}});
+                continue;
+            }
             const std::uint64_t data_bytes = array.data_bytes();
             if (array.bytes.kind == ArrayBytes::Kind::Mapped) {
                 if (input.complete())
@@ -76,7 +80,8 @@ bool same_arrays(const std::vector<ReadArray>& a, const std::vector<ReadArray>& 
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i) {
         if (a[i].array.name != b[i].array.name || a[i].array.shape != b[i].array.shape ||
-            a[i].array.type.name() != b[i].array.type.name() || a[i].array.fortran_order != b[i].array.fortran_order)
+            a[i].array.type_name() != b[i].array.type_name() || a[i].array.fortran_order != b[i].array.fortran_order ||
+            a[i].array.error.empty() != b[i].array.error.empty())
             return false;
         if (compare_bytes && a[i].bytes != b[i].bytes) return false;
     }

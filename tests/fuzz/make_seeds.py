@@ -205,6 +205,17 @@ def zip_seeds():
             with archive.open(info, "w", force_zip64=True) as member:
                 member.write(buffer.getvalue())
     seeds["zip64_stored_and_deflated"] = out.getvalue()
+    # Members tslice lists but does not read, beside one it reads: an object array, a member
+    # that is not a .npy, a directory entry (zip -r adds them).
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, data, method in (("x.npy", npy(small), zipfile.ZIP_STORED),
+                                   ("meta.npy", npy(np.array([{"lr": 0.1}], dtype=object)), zipfile.ZIP_STORED),
+                                   ("meta.json", b'{"lr": 0.1}', zipfile.ZIP_DEFLATED), ("notes/", b"", zipfile.ZIP_STORED)):
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = method
+            archive.writestr(info, data)
+    seeds["unreadable_members_beside_one"] = out.getvalue()
     # A stub in front of the archive shifts every offset.
     seeds["prepended_stub"] = b"#!/bin/sh\nexit 0\n" + seeds["savez_two"]
     for name, data in seeds.items():
@@ -229,6 +240,14 @@ def safetensors_seeds():
     }
     header = b'{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}'
     seeds["overlap"] = struct.pack("<Q", len(header)) + header + bytes(12)
+    # C64 and F8_E8M0 beside dtypes tslice lists but does not slice (sub-byte, unknown).
+    header = (b'{"__metadata__":{"format":"pt"},"c":{"dtype":"C64","shape":[2],"data_offsets":[0,16]},'
+              b'"e":{"dtype":"F8_E8M0","shape":[4],"data_offsets":[16,20]},'
+              b'"f":{"dtype":"F4","shape":[2,3],"data_offsets":[20,23]},'
+              b'"g":{"dtype":"F6_E3M2","shape":[4],"data_offsets":[23,26]},'
+              b'"q":{"dtype":"Q9","shape":[5],"data_offsets":[26,31]}}')
+    header += b" " * (-len(header) % 8)
+    seeds["c64_e8m0_subbyte_unknown"] = struct.pack("<Q", len(header)) + header + bytes(range(31))
     for name, data in seeds.items():
         write("fuzz_safetensors_header", name, data)
     return seeds

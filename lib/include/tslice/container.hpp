@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tslice/error.hpp"
 #include "tslice/npy.hpp"
 #include "tslice/print.hpp"
 #include "tslice/view.hpp"
@@ -29,6 +30,16 @@ enum class ContainerFormat {
 // What the first bytes of a file say it is. Anything that is neither a zip archive nor a
 // safetensors header counts as .npy, whose parser describes what is wrong with it.
 ContainerFormat detect_format(const std::byte* bytes, std::size_t size);
+
+// A format tslice does not read, named for an error: "a PyTorch checkpoint (torch.save, a zip
+// holding NAME/data.pkl)", "an HDF5 file", "a GGUF file", ...; empty where the bytes (and,
+// for a zip archive, its members' names) look like none tslice knows of. Readers of these
+// formats replace their case here as they come.
+std::string unread_format(const std::byte* bytes, std::size_t size, const std::vector<std::string>& zip_members = {});
+// The same for a directory (a Zarr store holds .zarray or .zgroup); empty for another.
+std::string unread_directory_format(const std::string& path);
+// The error for an input in such a format: what it is, and what tslice reads.
+Error unread_format_error(const std::string& format);
 
 // An element type: numpy's dtype, or one numpy does not have (bfloat16, the float8 types),
 // known by its safetensors name. Such a type still has a numpy stand-in of the same size
@@ -75,6 +86,19 @@ struct ArrayBytes {
     bool operator==(const ArrayBytes& other) const = default;
 };
 
+// An .npz member as its archive holds it, whatever it holds: what copying it unchanged into
+// another archive needs (its compressed bytes and CRC-32 are copied, never recomputed).
+struct MemberBytes {
+    std::uint64_t offset = 0;       // its first stored byte (compressed, when deflated)
+    std::uint64_t stored_size = 0;  // bytes in the file
+    std::uint64_t size = 0;         // bytes once inflated
+    std::uint32_t crc32 = 0;
+    std::uint16_t method = 0;  // 0 stored, 8 deflated, or another the archive names
+    bool encrypted = false;    // copied as it is, it would lose what decrypts it
+    bool found() const { return offset != 0; }  // a local header always comes first
+    bool operator==(const MemberBytes& other) const = default;
+};
+
 struct ArrayInFile {
     std::optional<std::string> name;  // nullopt for a plain .npy; an .npz member without ".npy"
     std::string member;               // an .npz member's full name ("x.npy"); empty otherwise
@@ -92,11 +116,19 @@ struct ArrayInFile {
     // .npz: how many earlier members have this one's name. np.load reads the last of them
     // (zipfile's name lookup), and so does tslice; --list says so.
     std::uint32_t duplicates = 0;
-    // Why its data cannot be read, for an array a reader lists but does not read (an HDF5
-    // dataset of variable-length strings); empty for every other. See require_readable.
-    std::string unreadable;
+    // Why tslice cannot read this array (an object member, a member that is not a .npy, a
+    // safetensors dtype it cannot slice, an HDF5 dataset of
+    // variable-length strings), or empty. Such an array is listed and stops nothing
+    // until it is chosen; `type` then means nothing, and `stored_type` is its dtype as the
+    // file names it ('|O', "F4"; "?" where the file names none).
+    std::string error;
+    std::string stored_type;
+    bool shape_known = true;   // false where the error left no shape to show
+    MemberBytes member_bytes;  // an .npz member's; zero otherwise
 
     std::uint64_t data_bytes() const;  // elements * item size
+    // The dtype as --list shows it: type.name(), or stored_type for an array with an error.
+    std::string type_name() const { return error.empty() ? type.name() : stored_type; }
 };
 
 // Every array of a file held whole in memory (`size` bytes), in the file's order. Throws
@@ -122,14 +154,25 @@ const ArrayInFile& select_array(const std::vector<ArrayInFile>& arrays, const st
 // A name (a member's, an array's, a key) for a message: quoted and escaped as Python's repr()
 // writes it ('a.npy', 'line\nbreak'), a byte that is not UTF-8 as '\udcff'.
 std::string quoted_name(std::string_view name);
+// A name shown in a column or a heading (--list, the NAME: lines of several arrays): as it is
+// where that is unambiguous, else as quoted_name gives it.
+std::string shown_name(const std::string& name);
 // An array for a message: "the .npz member 'x.npy'", "the tensor 'w'", "the array".
 std::string array_what(const ArrayInFile& array);
-// Error(Input) with the array's `unreadable` reason, if it has one: what a run that reads it
-// (anything but --list) checks once the array is chosen.
-void require_readable(const ArrayInFile& array);
 
-// --list: one line per array, name, dtype and shape in aligned columns; --list --json: a JSON
-// array of {"name", "dtype", "shape"} (name null for a plain .npy).
+// The arrays the --key values choose, in the file's order, each once. A key is a name (an
+// .npz member with or without ".npy"), or a shell-style glob (`*`, `?`, `[...]`, as Python's
+// fnmatch: `*` crosses dots and slashes) when no array has it as its name. No keys: the
+// only array. Throws Error(Usage) as select_array does for each key (one that chooses nothing
+// names the nearest names there are), and Error(Input) naming why for a chosen array with an
+// error.
+// `refuse_unreadable` false (--list): arrays with an error are chosen like any other.
+std::vector<const ArrayInFile*> select_arrays(const std::vector<ArrayInFile>& arrays,
+                                              const std::vector<std::string>& keys, bool refuse_unreadable = true);
+
+// --list: one line per array, name, dtype and shape in aligned columns (an array with an error
+// adds it after them); --list --json: a JSON array of {"name", "dtype", "shape"} (name null
+// for a plain .npy), with "error" for an array that has one.
 std::string format_array_list(const std::vector<ArrayInFile>& arrays, bool json);
 
 // numpy's str() of an array of a type numpy lacks (BF16, F8_E4M3, F8_E5M2): the float32
@@ -152,8 +195,14 @@ std::string npz_suffix(std::string_view member, std::uint64_t member_size, std::
 
 // A .safetensors of one tensor `name`: the 8-byte header length and the JSON header, padded
 // with spaces so the data starts on an 8-byte boundary. No suffix.
+// `metadata`: the text of a "__metadata__" JSON object to carry (an input's), or empty.
 std::string safetensors_prefix(std::string_view name, std::string_view dtype_name,
-                               const std::vector<std::int64_t>& shape, std::uint64_t data_bytes);
+                               const std::vector<std::int64_t>& shape, std::uint64_t data_bytes,
+                               std::string_view metadata = {});
+
+// The text of the "__metadata__" object of a safetensors file held whole in memory, as the
+// file has it, or empty where it has none (or is no safetensors file).
+std::string safetensors_metadata(const std::byte* file, std::size_t size);
 
 // The CRC-32 of zip archives, continued from `crc` (0 to start).
 std::uint32_t crc32_update(std::uint32_t crc, const std::byte* bytes, std::size_t size);

@@ -31,12 +31,19 @@ OutputFormat output_format_for(const std::string& path, const std::optional<std:
 // container (an .npz member without ".npy", a safetensors tensor). Error(Usage) when the format
 // cannot hold the type (a complex array into safetensors, bfloat16 into .npy). For the binary
 // formats only (JSON and CSV are text_values.hpp's).
+// `metadata`: the text of a safetensors "__metadata__" object to carry (an input's), or empty.
 OutputFraming output_framing(OutputFormat format, const ElementType& type, const std::vector<std::int64_t>& shape,
-                             const std::string& name);
+                             const std::string& name, const std::string& metadata = {});
 
 struct SliceRequest {
     std::string input;               // a path, or "-" for standard input
-    std::optional<std::string> key;  // the array of an .npz or .safetensors input holding several
+    // The arrays of an .npz or .safetensors input: names or globs (select_arrays). None: the
+    // only one. Several results go into one container, each under its name.
+    std::vector<std::string> keys;
+    // Replace or add the results in `output`, an existing container (created if missing),
+    // keeping every other array there as it is.
+    bool update = false;
+    std::optional<std::string> as_name;  // the one result's name in a container
     std::vector<OpSpec> ops;         // run first, left to right
     std::optional<IndexExpr> expr;   // then the expression
     std::string output;              // a path, or "-" for standard output
@@ -46,9 +53,11 @@ struct SliceRequest {
     ZarrOptions zarr;  // a Zarr output's chunks and compressor
 };
 
-// Reads the array, plans the ops and the expression, and writes the result: a stage at a
-// time, the copy in bounded chunks, to a temporary renamed into place. Errors are tslice::Error
-// and name the file they are about.
+// Reads the arrays, plans the ops and the expression for each, and writes the results: a stage
+// at a time, the copy in bounded chunks, to a temporary renamed into place. Error(Usage) for
+// several results into anything but a container, and for an output that is the input
+// container and would lose arrays without `update`. Errors are tslice::Error and name the
+// file they are about.
 void slice_file(const SliceRequest& request);
 
 // The type a result of `type` is written as with --astype `astype` (nullopt: unconverted), in

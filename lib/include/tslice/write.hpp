@@ -48,6 +48,9 @@ struct WriteOptions {
     unsigned threads = 1;
     // write_view: reverse each element's bytes (a big-endian input into a little-endian format).
     bool swap_bytes = false;
+    // With swap_bytes: how many bytes make one number whose bytes are reversed; 0 for the whole
+    // element (a complex number is two, each reversed on its own).
+    std::size_t swap_unit = 0;
     // write_view: a selection of fields (DType::packed_itemsize set) whose elements are written
     // packed, the selected fields one after another, instead of whole.
     std::optional<DType> packed_selection;

@@ -85,12 +85,6 @@ std::string unread_format(const std::byte* bytes, std::size_t size, const std::v
         if (member.size() > 9 && member.compare(member.size() - 9, 9, "/data.pkl") == 0)
             return "a PyTorch checkpoint (torch.save: a zip archive holding " + member + ")";
     if (!zip_members.empty()) return {};
-    // torch.save before 1.6: a pickle (protocol 2) starting with its magic number, a long.
-    if (at(0, std::string_view("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 14)))
-        return "a PyTorch checkpoint in the format before 1.6 (a pickle)";
-    // HDF5's signature, at 0 or after a user block of 512, 1024, 2048, ... bytes.
-    for (std::size_t offset = 0; offset < size && offset <= (std::size_t{1} << 20); offset = offset ? offset * 2 : 512)
-        if (at(offset, "\x89HDF\r\n\x1a\n")) return "an HDF5 file";
     if (at(0, "\x1f\x8b")) return "a gzip file (decompress it first: gzip -dc FILE | tslice - ...)";
     if (at(0, std::string_view("\x28\xb5\x2f\xfd", 4))) return "a zstd file (decompress it first: zstd -dc FILE | tslice - ...)";
     if (size >= 2 && bytes[0] == std::byte{0x80} && std::to_integer<int>(bytes[1]) >= 2 && std::to_integer<int>(bytes[1]) <= 5)

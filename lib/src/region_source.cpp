@@ -20,8 +20,8 @@ namespace {
 // mapped, whose pages the copy releases as it goes, as for a mapped input.
 constexpr std::int64_t kInMemoryBytes = std::int64_t{64} << 20;
 
-// HDF5's format signature; the library also finds it 512, 1024, 2048... bytes in (after a
-// user block), which tslice does not look for.
+// HDF5's format signature: at byte 0, or after a user block of 512, 1024, 2048... bytes, where
+// the library looks for it too (H5Fopen finds the superblock there by itself).
 constexpr char kHdf5Signature[] = "\x89HDF\r\n\x1a\n";
 
 int temporary_file(const std::string& what) {
@@ -49,10 +49,16 @@ std::int64_t Box::element_count() const {
     return count;
 }
 
+std::optional<std::size_t> hdf5_signature_at(const std::byte* bytes, std::size_t size) {
+    for (std::size_t offset = 0; offset + 8 <= size && offset <= (std::size_t{1} << 30); offset = offset ? offset * 2 : 512)
+        if (std::memcmp(bytes + offset, kHdf5Signature, 8) == 0) return offset;
+    return std::nullopt;
+}
+
 std::shared_ptr<const RegionSource> open_region_source(const std::string& path, const std::byte* head,
                                                        std::size_t size) {
     if (!head) return open_zarr_store(path);
-    if (size >= 8 && std::memcmp(head, kHdf5Signature, 8) == 0) return open_hdf5_file(path);
+    if (hdf5_signature_at(head, size)) return open_hdf5_file(path);
     return nullptr;
 }
 

@@ -372,7 +372,7 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
     }
     if (input.size() == 0) fail(name + ": " + (path == "-" ? "standard input is empty" : "the file is empty"), name);
     if (path != "-") input.region_ = open_region_source(path, input.data(), input.size());
-    else if (input.size() >= 8 && std::memcmp(input.data(), "\x89HDF\r\n\x1a\n", 8) == 0)
+    else if (hdf5_signature_at(input.data(), input.size()))
         fail("standard input is an HDF5 file, which tslice reads only from a path (the HDF5 library opens files by "
              "name): give the file's path", name);
     return input;

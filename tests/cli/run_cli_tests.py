@@ -92,6 +92,9 @@ def make_hdf5_zarr_fixtures(fix):
         f.create_dataset("layers/w", data=np.arange(12, dtype=">f4").reshape(3, 4), chunks=(2, 2),
                          compression="gzip")
         f["names"] = np.array(["a", "bc"], dtype=h5py.string_dtype())
+    # A user block before the superblock: the library finds the signature 512 bytes in.
+    with h5py.File(os.path.join(fix, "user_block.h5"), "w", userblock_size=512) as f:
+        f["x"] = np.arange(5, dtype="<i8")
     group = zarr.open_group(os.path.join(fix, "group.zarr"), mode="w")
     group.create_dataset("sub/x", data=np.arange(10, dtype="<i2"), chunks=(3,), compressor=numcodecs.Zstd())
     zarr.open_array(os.path.join(fix, "filtered.zarr"), mode="w", shape=(4,), chunks=(2,), dtype="<i4",
@@ -272,15 +275,10 @@ def make_checkpoint_fixtures(fix, write):
     np.save(os.path.join(fix, "be_c8.npy"), big_endian)
     write("be_c8.safetensors", st.dumps({"c": big_endian.astype("<c8")}))
     # Formats tslice does not read, each named by its error: the signatures they start with.
-    write("model.h5", b"\x89HDF\r\n\x1a\n" + bytes(200))
-    write("model.gguf", b"GGUF" + struct.pack("<I", 3) + bytes(100))
     write("legacy.pt", b"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19" + bytes(50))
-    with zipfile.ZipFile(os.path.join(fix, "model.pt"), "w") as archive:
-        archive.writestr("model/data.pkl", b"\x80\x02}q\x00.")
-        archive.writestr("model/data/0", bytes(16))
-        archive.writestr("model/version", "3\n")
-    os.makedirs(os.path.join(fix, "store.zarr"), exist_ok=True)
-    write("store.zarr/.zgroup", b'{"zarr_format": 2}')
+    write("data.gz", b"\x1f\x8b\x08\x00" + bytes(20))
+    os.makedirs(os.path.join(fix, "v3.zarr"), exist_ok=True)
+    write("v3.zarr/zarr.json", b'{"zarr_format": 3, "node_type": "group"}')
 
 
 def make_bad_input_fixtures(fix, write, full):

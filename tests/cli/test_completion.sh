@@ -56,7 +56,7 @@ expect "op names" "$(printf '%s\n' "'{\"op\": \"slice\"" "'{\"op\": \"slice1\"")
     "$(complete_line tslice a.npy --op "'{\"op\": \"sl")"
 expect "op names, gather" "'{\"op\": \"gather\"" "$(complete_line tslice a.npy --op "'{\"op\": \"g")"
 expect "--key after --as NAME" "$(printf '%s\n' bias weight)" "$(complete_line tslice --as x w.npz --key '')"
-expect "--update and --as among the options" "$(printf '%s\n' --update --as)" \
+expect "--update, --as and --astype among the options" "$(printf '%s\n' --update --as --astype)" \
     "$(complete_line tslice a.npy --u; complete_line tslice a.npy --a)"
 # -k without a tslice on PATH: the tslice the command line names lists the arrays.
 expect "--key by the tslice typed, none on PATH" "$(printf '%s\n' bias weight)" \

@@ -50,6 +50,10 @@ public:
 // every other input. Error(Input) for a directory that is not a Zarr store.
 std::shared_ptr<const RegionSource> open_region_source(const std::string& path, const std::byte* head, std::size_t size);
 
+// Where HDF5's signature is in `bytes`: at 0, or after a user block of 512 bytes or a power of
+// two above; nullopt for none.
+std::optional<std::size_t> hdf5_signature_at(const std::byte* bytes, std::size_t size);
+
 // A read-only mapping of a file (from its start) that can give back pages it will not read
 // again, ask for those it reads next, and read bytes without mapping them.
 class Mapping {

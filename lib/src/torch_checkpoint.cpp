@@ -289,8 +289,9 @@ std::vector<ArrayInFile> list_torch(const std::byte* file, std::size_t size) {
         if (entry.name == prefix + "constants.pkl" || entry.name.rfind(prefix + "code/", 0) == 0)
             fail("this is a TorchScript archive (torch.jit.save), which tslice does not read: its tensors are inside "
                  "a scripted module; save them with torch.save(torch.jit.load(PATH).state_dict(), NEW_PATH)");
+    // Of members with the same name, the last, as Python's zipfile (and so torch.load) finds it.
     std::unordered_map<std::string_view, const zip::Entry*> by_name;
-    for (const zip::Entry& entry : entries) by_name.emplace(entry.name, &entry);
+    for (const zip::Entry& entry : entries) by_name.insert_or_assign(entry.name, &entry);
     const auto member = [&](const std::string& name) -> const zip::Entry* {
         const auto found = by_name.find(prefix + name);
         return found == by_name.end() ? nullptr : found->second;

@@ -272,7 +272,7 @@ int run(const Options& options) {
     }
     const tslice::InputBytes input =
         open_input(options.input, [&](const std::string& path) { return tslice::InputBytes::open(path, headers_only); });
-    const std::vector<tslice::ArrayInFile> arrays = open_input(options.input, [&](const std::string&) {
+    std::vector<tslice::ArrayInFile> arrays = open_input(options.input, [&](const std::string&) {
         return tslice::list_arrays(input);
     });
     if (options.list && options.keys.empty()) {
@@ -293,6 +293,9 @@ int run(const Options& options) {
         return 0;
     }
     if (options.as_name) throw tslice::Error(tslice::ErrorKind::Usage, "--as names a result written with -o");
+    // A conversion reads a quantized GGUF tensor as the floats its blocks decode to.
+    if (astype)
+        for (tslice::ArrayInFile& array : arrays) array = tslice::dequantized(array);
     const std::vector<const tslice::ArrayInFile*> chosen =
         open_input(options.input, [&](const std::string&) { return tslice::select_arrays(arrays, options.keys); });
     const bool several = chosen.size() > 1;

@@ -11,6 +11,7 @@
 #include "tslice/convert.hpp"
 #include "write_into.hpp"
 #include "tslice/error.hpp"
+#include "tslice/gguf.hpp"
 #include "tslice/npy.hpp"
 #include "tslice/reach.hpp"
 #include "tslice/source.hpp"
@@ -209,8 +210,10 @@ void slice_file(const SliceRequest& request) {
         }
     };
     const InputBytes input = reading([&] { return InputBytes::open(request.input); });
-    const std::vector<ArrayInFile> arrays =
-        reading([&] { return list_arrays(input); });
+    std::vector<ArrayInFile> arrays = reading([&] { return list_arrays(input); });
+    // A conversion reads a quantized GGUF tensor as the floats its blocks decode to.
+    if (request.astype)
+        for (ArrayInFile& array : arrays) array = dequantized(array);
     const std::vector<const ArrayInFile*> chosen = reading([&] { return select_arrays(arrays, request.keys); });
 
     const OutputFormat format = request.format.value_or(output_format_for(request.output, std::nullopt));

@@ -434,6 +434,10 @@ ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, con
             throw Error(ErrorKind::Internal, "internal: " + what + " is read by region, without a region");
         return open_region(*input.region(), array, reach(), what);
     }
+    if (array.bytes.kind == ArrayBytes::Kind::Quantized) {
+        if (!reach) throw Error(ErrorKind::Internal, "internal: " + what + " is decoded by region, without a region");
+        return open_quantized(input, array, reach(), what);
+    }
     ArrayData out;
     out.what_ = what;
     out.shape_ = array.shape;

@@ -133,9 +133,26 @@ def check_case(tslice, directory, r, seed, index):
     if got.get("metadata") != want_meta:
         failures.append(("metadata", f"{where}: {json.dumps(got.get('metadata'))[:400]}\n    expected {json.dumps(want_meta)[:400]}"))
 
-    for name, type_name, shape, _ in tensors:
+    for name, type_name, shape, blocks in tensors:
         expr = random_expr(r, shape)
         if type_name not in gw.PLAIN:
+            # --astype decodes the types ggml_dequantize knows (only the blocks the slice
+            # reaches), as ggml's reference does; the others stay exit 2 naming the type.
+            target = r.choice(["f4", "f4", "<f2", "f8"])
+            converted = run([tslice, path, "-k", name, expr, "--astype", target, "-o", path + ".npy"])
+            if type_name in DEQUANTIZED:
+                floats = np.asarray(gw.dequantize(type_name, blocks), dtype=np.float32).reshape(shape)
+                want = np.asarray(floats[eval(f"np.s_[{expr}]")]).astype(target)  # noqa: S307
+                got_array = np.load(path + ".npy") if converted.returncode == 0 else None
+                if got_array is None or got_array.dtype != want.dtype or got_array.shape != want.shape or \
+                        got_array.tobytes() != want.tobytes():
+                    failures.append(("dequantized", f"{where}: -k {name} '{expr}' --astype {target}: exit "
+                                                     f"{converted.returncode} {converted.stderr.decode()!r}"))
+            elif converted.returncode != 2 or type_name not in converted.stderr.decode():
+                failures.append(("quantized astype", f"{where}: -k {name} --astype {target}: exit "
+                                                      f"{converted.returncode} {converted.stderr.decode()!r}"))
+            if os.path.exists(path + ".npy"):
+                os.remove(path + ".npy")
             shape_run = run([tslice, "--shape", path, "-k", name, expr])
             want_shape = np.empty(shape, dtype=np.uint8)[eval(f"np.s_[{expr}]")].shape  # noqa: S307
             if shape_run.returncode != 0 or shape_run.stdout.decode().strip() != str(tuple(want_shape)):

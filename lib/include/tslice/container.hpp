@@ -70,6 +70,7 @@ struct ArrayBytes {
         Mapped,    // in place: [offset, offset + size) of the file (a .npy, a stored member, a tensor)
         Deflated,  // inside a deflated .npz member, which must be inflated from its start
         Region,    // read a box at a time by the input's RegionSource (HDF5, Zarr); offsets unused
+        Quantized,  // [offset, offset + size) holds ggml blocks of ggml_type, decoded to float32 when read
     };
     Kind kind = Kind::Mapped;
     std::uint64_t offset = 0;  // Mapped: the first element; Deflated: the first compressed byte
@@ -83,6 +84,7 @@ struct ArrayBytes {
     // CRC-32 must be crc32 before any of it is used. member_size 0: nothing to check.
     std::uint64_t member_offset = 0;
     std::uint64_t member_size = 0;
+    std::string ggml_type;  // Quantized only: the blocks' type ("Q8_0")
     bool operator==(const ArrayBytes& other) const = default;
 };
 

@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "tslice/container.hpp"
+
 namespace tslice {
 
 struct GgmlType {
@@ -38,6 +40,12 @@ std::string ggml_dequantizable_names();
 // ggml's dequantize_row_* reference functions (ggml-quants.c) compute them. Throws
 // Error(Usage) naming the type for one ggml_can_dequantize refuses.
 void ggml_dequantize(const GgmlType& type, const std::byte* blocks, std::size_t block_count, float* out);
+
+// The array a conversion (--astype) reads in place of `array`: a quantized GGUF tensor of a
+// type ggml_dequantize decodes becomes a float32 array whose bytes are those blocks, decoded
+// when read (ArrayBytes::Kind::Quantized; only the blocks the selection reaches). Any other
+// array is returned as it is (a quantized type that is not decoded stays refused when read).
+ArrayInFile dequantized(const ArrayInFile& array);
 
 // The metadata of a GGUF file as one JSON object, key -> value in the file's order: integers
 // and floats as JSON numbers (non-finite floats as the strings "nan", "inf", "-inf"), bools,

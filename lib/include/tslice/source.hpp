@@ -190,6 +190,9 @@ private:
     const Mapping& mapping() const;
     static ArrayData open_region(const RegionSource& source, const ArrayInFile& array, const Box& box,
                                  const std::string& what);
+    // A quantized GGUF tensor's box, decoded to float32 (ggml_blocks_source.cpp).
+    static ArrayData open_quantized(const InputBytes& input, const ArrayInFile& array, const Box& box,
+                                    const std::string& what);
 
     const Mapping* mapping_ = nullptr;
     Mapping inflated_;                 // a large deflated member, spooled

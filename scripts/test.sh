@@ -33,7 +33,7 @@ if stage 1; then
     # without it (and one without AVX2, that they pass on SSE4.2 alone).
     for cap in avx2 sse4.2; do
         echo "== stage 1, TSLICE_KERNEL_CAP=$cap: the kernel and copy units, the command-line cases"
-        TSLICE_KERNEL_CAP=$cap build/tslice_unit_tests --test-case='kernels*,copy*' ||
+        TSLICE_KERNEL_CAP=$cap build/tests/tslice_unit_tests --test-case='kernels*,copy*' ||
             failed+=("build/ kernel and copy units capped at $cap")
         TSLICE_KERNEL_CAP=$cap ctest --test-dir build --output-on-failure --timeout 1800 -R '^cli$' ||
             failed+=("build/ command-line cases capped at $cap")

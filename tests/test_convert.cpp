@@ -5,6 +5,7 @@
 // independence of the thread count.
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "half_float.hpp"
 #include "narrow_floats.hpp"
 #include "tslice/convert.hpp"
 #include "tslice/error.hpp"
@@ -222,4 +224,37 @@ TEST_CASE("convert: the SIMD kernels (float32 -> bfloat16, float8; float8 -> flo
         const auto narrowed = convert<float>(d, "f8", "f4");
         for (std::size_t i = 0; i < count; ++i) REQUIRE(narrowed[i] == static_cast<float>(d[i]));
     }
+}
+
+TEST_CASE("double_to_half_bits rounds as the compiler's float16 does, for the builds without one") {
+    // Half falls back on double_to_half_bits where the compiler has no _Float16 (clang 14):
+    // it must give the bits GCC's conversion gives, edge by edge and at random.
+    const auto bits_of = [](double value) {
+#if defined(__FLT16_MAX__)
+        return std::bit_cast<std::uint16_t>(static_cast<_Float16>(value));
+#else
+        return double_to_half_bits(value);
+#endif
+    };
+    std::vector<double> values = {0.0, -0.0, 1.0, -1.0, 65504.0, 65519.99, 65520.0, 1e6, -1e300,
+                                  std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                                  std::ldexp(1.0, -24), std::ldexp(1.0, -25), std::ldexp(1.5, -25), std::ldexp(1.0, -26),
+                                  std::ldexp(1.0, -14), std::ldexp(1023.5, -24), std::ldexp(1.0, -1074), 2049.0, 2051.0,
+                                  1.0 + std::ldexp(1.0, -11), 1.0 + std::ldexp(3.0, -11)};
+    std::mt19937_64 rng(20261127);
+    for (int i = 0; i < 200000; ++i) {
+        // Doubles near the half range's every exponent, with random mantissas (halfway cases too).
+        const int exponent = static_cast<int>(rng() % 48) - 30;
+        const double mantissa = 1.0 + static_cast<double>(rng() >> 11) * std::ldexp(1.0, -53);
+        const double value = std::ldexp(mantissa, exponent) * (rng() % 2 ? 1 : -1);
+        values.push_back(value);
+        values.push_back(std::ldexp(std::round(std::ldexp(value, 12)) + 0.5, -12));
+    }
+    for (const double value : values) {
+        CAPTURE(value);
+        CHECK(double_to_half_bits(value) == bits_of(value));
+    }
+    // NaN stays NaN, sign kept.
+    CHECK((double_to_half_bits(std::numeric_limits<double>::quiet_NaN()) & 0x7E00) == 0x7E00);
+    CHECK((double_to_half_bits(-std::numeric_limits<double>::quiet_NaN()) & 0x8000) == 0x8000);
 }

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "half_float.hpp"
 #include "convert_kernels.hpp"
 #include "narrow_floats.hpp"
 #include "tslice/error.hpp"
@@ -28,7 +29,6 @@ struct Bool8 { std::uint8_t v; };
 struct BF16 { std::uint16_t v; };
 template <narrow::F8 Format>
 struct F8 { std::uint8_t v; };
-using Half = _Float16;
 using LongDouble = long double;
 
 template <class T> inline constexpr bool is_int = std::is_integral_v<T>;

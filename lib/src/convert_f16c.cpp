@@ -1,5 +1,6 @@
 // float32 <-> float16 with the F16C instructions, eight at a time; the rest through the same
 // instructions one at a time, so every element rounds alike.
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <utility>
 
 #include "convert_kernels.hpp"
+#include "tslice/copy.hpp"
 
 namespace tslice::kernels {
 namespace {
@@ -47,8 +49,13 @@ bool use_f16c() {
     static const bool use = [] {
         const char* forced = std::getenv("TSLICE_KERNEL");
         if (forced && std::string_view(forced) == "scalar") return false;
+        // F16C is VEX-encoded, an AVX-era extension: a cap below AVX2 (TSLICE_KERNEL_CAP) rules it out.
+        const std::string cap = kernel_set_cap();
+        if (cap == "scalar" || cap == "sse4.2") return false;
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+        // (clang 14's __builtin_cpu_supports does not know "f16c": cpuid leaf 1 says, ECX bit 29.)
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        return __builtin_cpu_supports("avx") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
     }();
     return use;
 }

@@ -1,6 +1,8 @@
 // .zarray: Zarr v2's array metadata, a JSON object (zarr-specs, "v2").
 #include "zarr_meta.hpp"
 
+#include "half_float.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <bit>
@@ -86,7 +88,7 @@ void store_float(std::byte* out, std::size_t size, bool big, double value, const
     std::uint64_t bits = 0;
     if (size == 8) bits = std::bit_cast<std::uint64_t>(value);
     else if (size == 4) bits = std::bit_cast<std::uint32_t>(static_cast<float>(value));
-    else if (size == 2) bits = std::bit_cast<std::uint16_t>(static_cast<_Float16>(value));
+    else if (size == 2) bits = double_to_half_bits(value);
     else bad(where, "a \"fill_value\" for a float of " + std::to_string(size) + " bytes is not read by tslice");
     store_int(out, size, big, bits);
 }

@@ -50,7 +50,13 @@ std::int64_t Box::element_count() const {
 }
 
 std::optional<std::size_t> hdf5_signature_at(const std::byte* bytes, std::size_t size) {
-    for (std::size_t offset = 0; offset + 8 <= size && offset <= (std::size_t{1} << 30); offset = offset ? offset * 2 : 512)
+    if (size >= 8 && std::memcmp(bytes, kHdf5Signature, 8) == 0) return 0;
+    // After a user block only where the file is no other format tslice knows: each probe
+    // touches a page of the file, which a .npy or a checkpoint must not pay for (a cold file's
+    // pages would be read, and pages mapped here cannot be dropped from the page cache).
+    const bool npy = size >= 6 && std::memcmp(bytes, "\x93NUMPY", 6) == 0;
+    if (npy || detect_format(bytes, size) != ContainerFormat::Npy) return std::nullopt;
+    for (std::size_t offset = 512; offset + 8 <= size && offset <= (std::size_t{1} << 20); offset *= 2)
         if (std::memcmp(bytes + offset, kHdf5Signature, 8) == 0) return offset;
     return std::nullopt;
 }

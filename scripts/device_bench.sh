@@ -85,6 +85,10 @@ elapsed
 
 echo "== tslice_bench run --reps $reps"
 status=0
+if ((limit - (SECONDS - start) < 10)); then
+    echo "device_bench: no time left of ${limit} s for the run"
+    exit 1
+fi
 TSLICE_BENCH_SCRIPTS="$(dirname "$numpy_script")" \
     timeout --signal=INT --kill-after=10 "$((limit - (SECONDS - start)))" \
     "$bench" run "$data" "${quick[@]}" --reps "$reps" --python "$python" 2>&1 || status=$?

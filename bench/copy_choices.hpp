@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "copy_plan.hpp"
-#include "cpu_caches.hpp"
-#include "kernels.hpp"
+#include "copy/copy_plan.hpp"
+#include "copy/cpu_caches.hpp"
+#include "copy/kernels.hpp"
 
 namespace tslice::bench {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "half_float.hpp"
-#include "narrow_floats.hpp"
+#include "values/half_float.hpp"
+#include "values/narrow_floats.hpp"
 #include "tslice/convert.hpp"
 #include "tslice/error.hpp"
 #include "tslice/stats.hpp"

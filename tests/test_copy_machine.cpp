@@ -4,8 +4,8 @@
 
 #include <cstddef>
 
-#include "copy_machine.hpp"
-#include "copy_plan.hpp"
+#include "copy/copy_machine.hpp"
+#include "copy/copy_plan.hpp"
 
 using tslice::choose_stream_settings;
 using tslice::GlibcFacts;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "copy_fixture.hpp"
-#include "copy_plan.hpp"
+#include "copy/copy_plan.hpp"
 #include "kernel_sets_fixture.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/expr.hpp"

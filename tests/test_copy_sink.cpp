@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "copy_fixture.hpp"
-#include "copy_plan.hpp"
-#include "copy_sink.hpp"
+#include "copy/copy_plan.hpp"
+#include "copy/copy_sink.hpp"
 #include "kernel_sets_fixture.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/expr.hpp"

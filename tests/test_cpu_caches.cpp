@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "cpu_caches.hpp"
+#include "copy/cpu_caches.hpp"
 
 namespace fs = std::filesystem;
 using tslice::last_level_cache_bytes;

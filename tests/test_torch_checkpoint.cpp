@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pickle.hpp"
+#include "source/pickle.hpp"
 #include "thrown_error.hpp"
 #include "tslice/container.hpp"
 #include "zip_fixture.hpp"

@@ -10,8 +10,8 @@
 
 #include "thrown_error.hpp"
 #include "tslice/error.hpp"
-#include "zarr_codecs.hpp"
-#include "zarr_meta.hpp"
+#include "source/zarr_codecs.hpp"
+#include "source/zarr_meta.hpp"
 
 using namespace tslice;
 

@@ -37,7 +37,7 @@
 #include "tslice/steps.hpp"
 #include "tslice/view.hpp"
 #include "tslice/write.hpp"
-#include "write_sizes.hpp"
+#include "write/write_sizes.hpp"
 
 using namespace tslice;
 using tslice_fuzz::ByteReader;

@@ -14,8 +14,8 @@
 
 #include "fuzz_common.hpp"
 #include "tslice/error.hpp"
-#include "zarr_codecs.hpp"
-#include "zarr_meta.hpp"
+#include "source/zarr_codecs.hpp"
+#include "source/zarr_meta.hpp"
 
 using namespace tslice;
 

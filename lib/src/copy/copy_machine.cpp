@@ -1,0 +1,242 @@
+// The copy's machine-dependent choices (see copy_machine.hpp), and why.
+//
+// Streaming threshold. A copy reads at least as many bytes as it writes, so a result of more
+// than half the cache a thread can count on cannot stay in it together with its input: its
+// lines would only be read for ownership, then evicted. Streamed (non-temporal) stores skip
+// both. The cache a thread can count on is its share of the last-level cache: the cache's
+// size over the CPUs the kernel says share it (shared_cpu_list), since when every CPU
+// copies, as tslice's worker pool does, each gets about that much. Each copy_view call
+// decides for itself, and a pool of N threads splits a result into N calls, so the rule asks
+// the same of the whole result: stream when it outgrows half the share of the threads that
+// copy it. Measured: on a 16-core Intel Xeon whose 300 MiB L3 is shared by all 16 CPUs, a
+// 97.7 MiB gather of 1 KiB rows on one thread took 25.3 ms with cached stores and 14.0
+// streamed, where the earlier rule (half the whole cache, 150 MiB) did not stream; on the
+// development machine (a 32 MiB L3 per pair of CPUs) and on a 2-core AMD EPYC with AVX2
+// only (32 MiB), the same gather streamed was 1.3x faster than cached. At least 4 MiB,
+// above the writer's 1 MiB chunks, which are read back right away and should stay cached.
+//
+// Contiguous runs. glibc's memcpy streams large copies itself, from its "non-temporal
+// threshold" on, in a loop that copies 2 or 4 pages at a time, a line of each in turn, with
+// prefetches; tslice's own streaming loop goes straight through. Measured on one 1016 MiB
+// run (`[1:-1]` of a 1 GiB float32), one thread: on the 16-core Xeon glibc's loop 110 ms
+// against tslice's 120 (and numpy's np.copyto there, glibc 2.39: 99.5 to 106 ms as glibc
+// chooses, streaming; 158 to 175 with streaming turned off through GLIBC_TUNABLES); on the 2-core AMD EPYC with AVX2 only memcpy 118 against 138; on the
+// development machine (AMD EPYC, Zen 4, AVX-512) the reverse, tslice's 37 against memcpy's 50,
+// although glibc 2.36 streams there too (its threshold there is 240 MiB: glibc's memcpy took
+// 250 to 280 ms with it and 375 with streaming turned off through GLIBC_TUNABLES, tslice's
+// loop 200, on a loaded machine). So a run that glibc streams goes to memcpy, except on AMD
+// CPUs of family 0x19 or later with AVX-512 (Zen 4 and later), the one kind measured the
+// other way; a run glibc would not stream (its threshold unknown, or above the run) keeps
+// tslice's loop, which beat cached stores everywhere it was measured.
+#include "copy/copy_machine.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
+
+#include "copy/cpu_caches.hpp"
+
+#if defined(__x86_64__) && defined(__GLIBC__)
+#include <cpuid.h>
+#include <gnu/libc-version.h>
+#endif
+
+namespace tslice {
+namespace {
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+// The value GLIBC_TUNABLES gives glibc.cpu.x86_non_temporal_threshold ("name=value:name=value";
+// decimal or 0x hex); nothing when unset, 0 or unreadable (glibc ignores 0).
+std::optional<std::size_t> tunable_threshold(std::string_view tunables) {
+    constexpr std::string_view name = "glibc.cpu.x86_non_temporal_threshold=";
+    std::optional<std::size_t> found;
+    while (!tunables.empty()) {
+        const std::size_t end = tunables.find(':');
+        const std::string_view item = tunables.substr(0, end);
+        if (item.substr(0, name.size()) == name) {
+            const std::string value(item.substr(name.size()));
+            char* stop = nullptr;
+            const unsigned long long number = std::strtoull(value.c_str(), &stop, 0);
+            found = (!value.empty() && *stop == '\0' && number != 0) ? std::optional<std::size_t>(number) : std::nullopt;
+        }
+        if (end == std::string_view::npos) break;
+        tunables.remove_prefix(end + 1);
+    }
+    return found;
+}
+
+// All ones up to the highest set bit of `value` (7 for 4 to 7).
+unsigned ones_through_top_bit(unsigned value) {
+    unsigned mask = 0;
+    while (mask < value) mask = mask * 2 + 1;
+    return mask;
+}
+
+// Intel: how many threads glibc divides the L3 among, and the L2 among. Leaf 4 gives the
+// most logical processors that could share each cache (an APIC ID range); where leaf 11 says
+// how many a core and a package hold, glibc keeps that number, masked to leaf 4's range.
+void intel_sharing(const GlibcFacts& facts, unsigned& l3_threads, unsigned& l2_threads) {
+    l3_threads = l2_threads = 0;
+    if (!facts.htt) return;
+    if (!facts.leaf4) {
+        l3_threads = facts.logical;
+        return;
+    }
+    unsigned l2 = facts.leaf4_l2_sharing, l3 = facts.leaf4_l3_sharing;
+    if (facts.leaf11 && facts.leaf11_smt > 0) {
+        if (l2 > 0) l2 = (facts.leaf11_smt - 1) & ones_through_top_bit(l2);
+        if (l3 > 0 && facts.leaf11_core > 0) l3 = (facts.leaf11_core - 1) & ones_through_top_bit(l3);
+    }
+    l2_threads = l2 > 0 ? l2 + 1 : 0;
+    l3_threads = l3 > 0 ? l3 + 1 : 0;
+}
+
+}  // namespace
+
+std::optional<std::size_t> glibc_non_temporal_threshold(const GlibcFacts& facts) {
+    if (facts.major != 2 || facts.minor < 26) return std::nullopt;
+    if (const std::optional<std::size_t> set = tunable_threshold(facts.tunables)) return set;
+    if (facts.vendor == GlibcFacts::Vendor::Other) return std::nullopt;
+    if (facts.minor >= 38) {
+        // From 2.38 glibc takes a fraction of the whole L3 (a quarter, or as much as a half on
+        // some Intel models), plus the L2 where the L3 does not hold it, but never less than
+        // three quarters of a thread's share: at most three quarters of L3 and L2 together,
+        // which is what tslice takes (runs that long are streamed by glibc for certain). On
+        // the 16-core Xeon glibc 2.39 printed 151 MiB (`ld.so --list-tunables`) where this
+        // gives 226.5 MiB.
+        if (facts.l3_bytes <= 0) return std::nullopt;
+        return static_cast<std::size_t>(facts.l3_bytes + std::max(facts.l2_bytes, 0L)) * 3 / 4;
+    }
+    long shared = facts.l3_bytes;
+    if (facts.vendor == GlibcFacts::Vendor::Intel) {
+        if (shared <= 0) return std::nullopt;  // (glibc then shares the L2: not modelled)
+        unsigned l3_threads = 0, l2_threads = 0;
+        intel_sharing(facts, l3_threads, l2_threads);
+        if (l3_threads > 0) shared /= l3_threads;
+        if (!facts.l3_inclusive) shared += l2_threads > 0 ? facts.l2_bytes / l2_threads : facts.l2_bytes;
+    } else if (facts.vendor == GlibcFacts::Vendor::Amd) {
+        // (Before Zen, glibc divides by the APIC ID range instead: not modelled.)
+        if (facts.family < 0x17) return std::nullopt;
+        if (shared <= 0) {
+            shared = facts.l2_bytes;
+        } else {
+            const unsigned threads = facts.htt ? facts.logical : 0;
+            if (threads > 0) shared /= threads;
+            shared *= facts.amd_l3_sharing;
+        }
+    }
+    if (shared <= 0) return std::nullopt;
+    return static_cast<std::size_t>(shared) * 3 / 4;
+}
+
+GlibcFacts read_glibc_facts() {
+    GlibcFacts facts;
+#if defined(__x86_64__) && defined(__GLIBC__)
+    {
+        const std::string_view version = gnu_get_libc_version();
+        const std::size_t dot = version.find('.');
+        if (dot != std::string_view::npos) {
+            facts.major = std::atoi(std::string(version.substr(0, dot)).c_str());
+            facts.minor = std::atoi(std::string(version.substr(dot + 1)).c_str());
+        }
+    }
+    if (const char* tunables = std::getenv("GLIBC_TUNABLES")) facts.tunables = tunables;
+    facts.l2_bytes = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
+    facts.l3_bytes = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return facts;
+    const unsigned max_leaf = eax;
+    if (ebx == 0x756e6547 && edx == 0x49656e69 && ecx == 0x6c65746e) facts.vendor = GlibcFacts::Vendor::Intel;
+    if (ebx == 0x68747541 && edx == 0x69746e65 && ecx == 0x444d4163) facts.vendor = GlibcFacts::Vendor::Amd;
+    __cpuid(1, eax, ebx, ecx, edx);
+    facts.family = (eax >> 8) & 0xf;
+    if (facts.family == 0xf) facts.family += (eax >> 20) & 0xff;
+    facts.htt = (edx >> 28) & 1;
+    facts.logical = (ebx >> 16) & 0xff;
+    if (facts.vendor == GlibcFacts::Vendor::Intel && max_leaf >= 4) {
+        bool l2 = false, l3 = false;
+        for (unsigned sub = 0; sub < 16 && !(l2 && l3); ++sub) {
+            __cpuid_count(4, sub, eax, ebx, ecx, edx);
+            if ((eax & 0x1f) == 0) break;
+            const unsigned level = (eax >> 5) & 7;
+            if (level == 2 && !l2) {
+                facts.leaf4_l2_sharing = (eax >> 14) & 0x3ff;
+                l2 = true;
+            } else if (level == 3 && !l3) {
+                facts.leaf4_l3_sharing = (eax >> 14) & 0x3ff;
+                facts.l3_inclusive = (edx & 2) != 0;
+                l3 = true;
+            }
+        }
+        facts.leaf4 = l2 || l3;
+        if (max_leaf >= 11) {
+            facts.leaf11 = true;
+            for (unsigned sub = 0; sub < 4; ++sub) {
+                __cpuid_count(11, sub, eax, ebx, ecx, edx);
+                const unsigned shipped = ebx & 0xff, type = (ecx >> 8) & 0xff;
+                if (shipped == 0 || type == 0) break;
+                if (type == 1) facts.leaf11_smt = shipped;
+                if (type == 2) facts.leaf11_core = shipped;
+            }
+        }
+    }
+    if (facts.vendor == GlibcFacts::Vendor::Amd && facts.family >= 0x17) {
+        __cpuid(0x80000000, eax, ebx, ecx, edx);
+        if (eax >= 0x8000001D) {
+            __cpuid_count(0x8000001D, 3, eax, ebx, ecx, edx);
+            facts.amd_l3_sharing = ((eax >> 14) & 0xfff) + 1;
+        }
+    }
+#endif
+    return facts;
+}
+
+MachineFacts read_machine_facts() {
+    MachineFacts facts;
+    if (const std::optional<LastLevelCache> cache = last_level_cache()) {
+        facts.llc_bytes = cache->bytes;
+        facts.llc_sharing_cpus = cache->sharing_cpus;
+    }
+    const GlibcFacts glibc = read_glibc_facts();
+    facts.glibc_streams_from = glibc_non_temporal_threshold(glibc);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    facts.own_stream_loop_faster =
+        glibc.vendor == GlibcFacts::Vendor::Amd && glibc.family >= 0x19 && __builtin_cpu_supports("avx512f");
+#endif
+    return facts;
+}
+
+StreamSettings choose_stream_settings(const MachineFacts& facts) {
+    StreamSettings settings;
+    const auto mib = [](std::size_t bytes) {
+        return bytes % kMiB == 0 ? std::to_string(bytes / kMiB)
+                                 : std::to_string(static_cast<double>(bytes) / static_cast<double>(kMiB)).substr(0, 5);
+    };
+    if (!facts.llc_bytes) {
+        settings.stream_bytes = 16 * kMiB;
+        settings.stream_why = "the kernel does not say the last-level cache: a fixed 16 MiB";
+    } else {
+        const unsigned sharing = std::max(facts.llc_sharing_cpus, 1u);
+        const std::size_t share = *facts.llc_bytes / sharing;
+        settings.stream_bytes = std::clamp(share / 2, 4 * kMiB, std::size_t{1} << 30);
+        settings.stream_why = "half a thread's share of the last-level cache: " + mib(*facts.llc_bytes) + " MiB / " +
+                              std::to_string(sharing) + " CPUs sharing it / 2, at least 4 MiB";
+    }
+    if (facts.own_stream_loop_faster) {
+        settings.memcpy_why = "never: on AMD Zen 4 and later tslice's own streaming loop measured faster than glibc's";
+    } else if (!facts.glibc_streams_from) {
+        settings.memcpy_why = "never: the C library's streaming threshold is not known";
+    } else {
+        settings.memcpy_bytes = std::max(*facts.glibc_streams_from, kMiB);
+        settings.memcpy_why = "runs of " + mib(settings.memcpy_bytes) +
+                              " MiB or more, which glibc's memcpy streams itself (its threshold " +
+                              mib(*facts.glibc_streams_from) + " MiB)";
+    }
+    return settings;
+}
+
+}  // namespace tslice

@@ -1,0 +1,195 @@
+// The choices of a copy, made once per view (see copy_plan.hpp).
+#include "copy/copy_plan.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <optional>
+
+#include "copy/copy_machine.hpp"
+#include "tslice/copy.hpp"
+
+namespace tslice {
+namespace {
+
+// The machine's streaming choices (copy_machine.cpp: from which size a copy streams, and
+// when a contiguous run goes to memcpy instead), made once.
+const StreamSettings& machine_settings() {
+    static const StreamSettings settings = choose_stream_settings(read_machine_facts());
+    return settings;
+}
+
+std::size_t default_stream_bytes() { return machine_settings().stream_bytes; }
+
+constexpr std::size_t kStreamRowBytes = 1024;
+
+// Rows of at most this many elements, in planes of at least kBandRows rows, are copied a band
+// (a plane's rows) at a time, in a loop that does nothing between rows but prefetch and call
+// the row kernel. Row by row, the copy loop's own work between rows (the next row's place,
+// its pieces, its share of prefetches) cost short rows up to a third of their time: measured
+// on Zen 4 (1 GiB inputs, one thread, the plain loop, medians of 5 processes of 7 copies),
+// `[:, :, 3:35]` uint8 8.5 ms row by row against 5.7 in bands, int16 7.3 against 5.1,
+// float32 4.9 against 4.3; uint8 `[:, :, :64]` 9.0 against 6.2; float64 every 100th element
+// (rows of 11) 6.1 against 5.3, int16 22.5 against 19.2; float32 every 32nd 25.0 against
+// 24.7. Bands of rows of up to 256 elements were slower on longer rows: float32 every 5th
+// (rows of 205) 33.0 against 37.3 ms, `[:, :, :256]` 18.6 against 19.5, `[:, ::3, 1::4]` on a
+// mapping 17.3 against 26.9. A band's first rows are not prefetched by the band before it,
+// hence planes of many rows.
+constexpr std::int64_t kBandRowElements = 64;
+constexpr std::int64_t kBandRows = 64;
+
+// Dense forward rows of more than this many bytes (two cache lines) are not prefetched in
+// bands: the hardware prefetchers keep up with them there, and the prefetches only cost.
+// Measured as above (rows 4 or 8 KiB apart, medians of 3 to 5 processes): float32
+// `[:, :, :64]` 5.2 ms prefetched against 4.5 not, `[:, :, :40]` 5.3 against 4.2, float64
+// `[:, :, 3:35]` 3.4 against 2.5, `[:, :, :64]` 5.0 against 4.0; rows of one or two lines
+// lost without: float32 `[:, :, :32]` 2.9 against 3.6, `[:, :, :16]` 2.5 against 3.0, int16
+// `[:, :, :64]` 4.9 against 5.8. (Rows of 192 bytes went either way in two sweeps.)
+constexpr std::int64_t kBandUnprefetchedRowBytes = 128;
+
+constexpr std::size_t kDefaultStreamBytes = ~std::size_t{0};  // stream_bytes not set
+std::atomic<std::size_t> stream_bytes{kDefaultStreamBytes};
+std::atomic<std::size_t> memcpy_bytes{kMachineMemcpyRunBytes};
+std::atomic<StreamChoice> stream_choice_setting{StreamChoice::Chosen};
+
+// How many input lines ahead of the copy are prefetched (see copy_prefetch.hpp): rows ahead of
+// the copied one, as many as hold this many lines; in rows far longer that read a line per
+// element, this many elements on. Counted in lines rather than bytes because that is what
+// the memory system keeps in flight: measured on 1 GiB float32 (one thread, warm memory),
+// rows of 16 elements 256 bytes apart took 18.6 ms with one row (16 lines) ahead, 10.1 with
+// four (64 lines); in a row of elements 4 KiB apart, 64 elements on 1.8 ms, 128 1.9. Twice
+// as far (128 lines) was faster still on warm memory (8.3 ms there, every 5th element of
+// 4 KiB rows 34 against 32), but slower for the tool, whose copy faults in the file's pages as
+// it goes: `[:, ::3, 1::4]` 118 against 132 ms, every 5th element 142 against 158
+// (whole process, hyperfine, warm page cache).
+std::atomic<std::int64_t> prefetch_ahead_lines{64};
+
+// Rows whose elements lie at least this many bytes apart read a line per element, too few to
+// a page for the hardware's stride prefetchers to follow (measured: every 4 KiB 2.9 to 1.5 ms
+// prefetched, every 2 KiB 3.4 to 2.4, every 1 KiB 4.8 to 4.6, and every 256 or 512 bytes
+// 3 to 20% slower with the prefetches).
+constexpr std::int64_t kSparseStride = 1024;
+
+// Whether a copy takes the 2-D tile kernel for its two innermost axes: rows that lie close
+// together (sharing cache lines) while the elements of a row lie far apart, as when a
+// Fortran-order array is read in C order. Row by row, each input line would be fetched once
+// per row that uses it; in tiles, once.
+bool wants_tiles(const View& layout) {
+    const std::size_t rank = layout.rank();
+    if (rank < 2 || layout.has_table()) return false;
+    const std::int64_t rows = std::abs(layout.byte_strides[rank - 2]);
+    const std::int64_t columns = std::abs(layout.byte_strides[rank - 1]);
+    return rows <= 64 && columns >= 32 && columns >= 2 * rows && layout.shape[rank - 2] >= 2;
+}
+
+}  // namespace
+
+std::size_t stream_threshold() {
+    const std::size_t bytes = stream_bytes.load(std::memory_order_relaxed);
+    return bytes == kDefaultStreamBytes ? default_stream_bytes() : bytes;
+}
+void set_stream_threshold(std::size_t bytes) { stream_bytes.store(bytes); }
+const StreamSettings& stream_settings() { return machine_settings(); }
+std::size_t memcpy_run_bytes() {
+    if (stream_choice() != StreamChoice::Chosen) return ~std::size_t{0};
+    const std::size_t bytes = memcpy_bytes.load(std::memory_order_relaxed);
+    return bytes == kMachineMemcpyRunBytes ? machine_settings().memcpy_bytes : bytes;
+}
+void set_memcpy_run_bytes(std::size_t bytes) { memcpy_bytes.store(bytes); }
+std::int64_t prefetch_lines() { return prefetch_ahead_lines.load(std::memory_order_relaxed); }
+void set_prefetch_lines(std::int64_t lines) { prefetch_ahead_lines.store(std::max<std::int64_t>(lines, 0)); }
+
+CopyPlan plan_copy(const View& view, InputMemory memory) {
+    CopyPlan plan;
+    plan.layout = normalise(view);
+    plan.set = &kernels::active_set();
+    const View& layout = plan.layout;
+    const std::size_t rank = layout.rank();
+    if (rank == 0) {
+        plan.method = CopyPlan::Method::Element;
+        return plan;
+    }
+    const bool table = layout.has_table();
+    plan.row_length = layout.shape[rank - 1];
+    plan.inner_stride = layout.byte_strides[rank - 1];
+    plan.inner_table_stride = table ? layout.table_strides[rank - 1] : 0;
+    plan.set->prepare_row(plan.row, plan.inner_stride, layout.itemsize, plan.row_length,
+                          memory == InputMemory::Resident);
+    if (table) {
+        plan.method = plan.inner_table_stride != 0 ? CopyPlan::Method::TableElements : CopyPlan::Method::TableRows;
+    } else if (plan.set->tile != nullptr && wants_tiles(layout)) {
+        plan.method = CopyPlan::Method::Tiles;
+    }
+    const std::int64_t ahead_lines = prefetch_lines();
+    if (plan.set->prefetch && plan.method != CopyPlan::Method::Tiles && ahead_lines > 0) {
+        // A row that walks the table reads a line per element, wherever the entries say.
+        const std::int64_t stride = std::abs(plan.inner_stride);
+        const std::int64_t row_lines =
+            stride > 64 ? plan.row_length
+                        : ((plan.row_length - 1) * stride + static_cast<std::int64_t>(layout.itemsize) + 63) / 64;
+        // A gather's rows lie anywhere: no hardware prefetcher follows the jump to the next
+        // one, so rows ahead are counted for twice the lines. Measured on the development
+        // machine (1 GiB float32, random rows, warm memory, one thread): 100,000 rows of 1 KiB
+        // 5.8-6.2 ms with 64 lines ahead, 5.2-5.7 with 128 (a memcpy of the result: 5.0); rows
+        // of 2 KiB 6.4-7.3 against 6.0; rows of 256 bytes and of 4 KiB the same either way.
+        const std::int64_t rows_lines = plan.method == CopyPlan::Method::TableRows ? 2 * ahead_lines : ahead_lines;
+        plan.prefetch_ahead = plan.method == CopyPlan::Method::TableElements
+                                  ? 1
+                                  : std::clamp<std::int64_t>(rows_lines / std::max<std::int64_t>(row_lines, 1), 1, 64);
+        if (plan.method != CopyPlan::Method::TableElements && stride >= kSparseStride)
+            plan.lines_ahead = ahead_lines;
+    }
+    plan.bands = plan.method == CopyPlan::Method::Rows && plan.set->prefetch && rank >= 2 &&
+                 plan.row_length <= kBandRowElements && layout.shape[rank - 2] >= kBandRows;
+    const auto itemsize = static_cast<std::int64_t>(layout.itemsize);
+    if (plan.bands && plan.inner_stride == itemsize && plan.row_length * itemsize > kBandUnprefetchedRowBytes)
+        plan.prefetch_ahead = 0;
+    return plan;
+}
+
+StreamChoice stream_choice() { return stream_choice_setting.load(std::memory_order_relaxed); }
+void set_stream_choice(StreamChoice choice) { stream_choice_setting.store(choice); }
+
+bool copy_streams(const CopyPlan& plan, std::int64_t count) {
+    const StreamChoice choice = stream_choice();
+    // The staging buffer holds at least eight elements. Rows of less than kStreamRowBytes
+    // are written in place: short runs, each from its own part of the input, are latency
+    // bound, and the streamed stores took the line buffers their loads wait on (measured on
+    // 1 GiB float32, results of 16 to 128 MiB: rows of 64 to 512 bytes 1.2 to 2x slower
+    // streamed; rows of 1 KiB and more 1.3 to 1.4x faster).
+    // Likewise rows that step over more than one element at a time: they read far more lines
+    // than they write (every third float32: 1.36x slower streamed; every other: 1.2x faster).
+    const auto row_bytes = static_cast<std::size_t>(plan.row_length) * plan.layout.itemsize;
+    const auto step = static_cast<std::size_t>(std::abs(plan.inner_stride));
+    const bool can_stream = plan.set->stream_copy != nullptr && plan.layout.itemsize <= kStageBytes / 8;
+    if (choice != StreamChoice::Chosen) return can_stream && choice == StreamChoice::Always;
+    return can_stream && row_bytes >= kStreamRowBytes && step <= 2 * plan.layout.itemsize &&
+           static_cast<std::size_t>(count) * plan.layout.itemsize >= stream_threshold();
+}
+
+std::string describe_copy(const View& view, InputMemory memory) {
+    if (view.element_count() == 0) return "nothing (the result is empty)";
+    const CopyPlan plan = plan_copy(view, memory);
+    const std::string set = plan.set->name;
+    switch (plan.method) {
+        case CopyPlan::Method::Element: return "one element";
+        case CopyPlan::Method::Tiles:
+            return "2-D tiles of the two innermost axes (kernel set " + set + ")";
+        case CopyPlan::Method::TableElements:
+            return "a table lookup an element, rows of " + std::to_string(plan.row_length) + " (kernel set " + set + ")";
+        case CopyPlan::Method::TableRows:
+        case CopyPlan::Method::Rows: break;
+    }
+    std::string text = std::string(plan.method == CopyPlan::Method::TableRows ? "a table lookup a row, " : "") +
+                       "rows of " + std::to_string(plan.row_length) + " elements " +
+                       std::to_string(plan.inner_stride) + " bytes apart: " + plan.row.name + " row kernel (kernel set " +
+                       set + ")";
+    if (plan.bands)
+        text += ", a plane of " + std::to_string(plan.layout.shape[plan.layout.rank() - 2]) + " rows at a time";
+    if (plan.prefetch_ahead > 0) text += ", prefetching " + std::to_string(plan.prefetch_ahead) + " rows ahead";
+    if (plan.lines_ahead > 0 && plan.row_length > plan.lines_ahead)
+        text += " and " + std::to_string(plan.lines_ahead) + " elements ahead in the row";
+    return text;
+}
+
+}  // namespace tslice

@@ -1,0 +1,87 @@
+// The AVX-512 adapter of the kernel body (kernels_body.hpp), for the two AVX-512 sets: without
+// VBMI (kernels_avx512.cpp: F, CD, BW, DQ, VL, as Skylake-SP has) and with it
+// (kernels_avx512vbmi.cpp: Ice Lake, Zen 4 and later), whose byte permute (vpermb) moves
+// single bytes across the whole register where the other set shuffles each 16-byte lane on
+// its own. Include it from those two files only, after kernels_body.hpp: like the body, it
+// has internal linkage.
+#pragma once
+
+#include <immintrin.h>
+
+#include "copy/kernels_body.hpp"
+
+namespace tslice::kernels {
+namespace {
+
+// Vbmi: whether the file including this is compiled with VBMI.
+template <bool Vbmi>
+struct Avx512 {
+    using Arch = xsimd::avx512bw;
+    using V = xsimd::batch<std::uint8_t, Arch>;
+    static constexpr std::size_t kWidth = 64;
+
+    static V load(const std::byte* p) { return V::load_unaligned(reinterpret_cast<const std::uint8_t*>(p)); }
+    static void store(std::byte* p, const V& v) { v.store_unaligned(reinterpret_cast<std::uint8_t*>(p)); }
+    static void stream(std::byte* p, const V& v) { _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v); }
+    static void fence() { _mm_sfence(); }
+
+    // xsimd 8.1 swizzles bytes on AVX-512 with vpermb, which needs VBMI: without it, bytes are
+    // a pshufb inside each lane, then the four lanes reversed. Words (vpermw) and wider are
+    // xsimd's.
+    template <std::size_t S>
+    static V reverse(const V& v) {
+#ifdef __AVX512VBMI__
+        if constexpr (S == 1 && Vbmi) {
+            const __m512i order = _mm512_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+                                                  19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,
+                                                  36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52,
+                                                  53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63);
+            return _mm512_permutexvar_epi8(order, v);
+        }
+#endif
+        if constexpr (S == 1) {
+            const __m512i in_lane = _mm512_broadcast_i32x4(
+                _mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+            const __m512i shuffled = _mm512_shuffle_epi8(v, in_lane);
+            return _mm512_shuffle_i64x2(shuffled, shuffled, 0x1B);
+        }
+        if constexpr (S == 2) return swizzled<std::uint16_t, ReversedOrder>(v);
+        if constexpr (S == 4) return swizzled<std::uint32_t, ReversedOrder>(v);
+        if constexpr (S == 8) return swizzled<std::uint64_t, ReversedOrder>(v);
+        if constexpr (S == 16) return swizzled<std::uint64_t, ReversedPairs>(v);
+    }
+
+    // The longest step, in bytes, that the stepped kernel takes for S-byte elements: where it
+    // beat the plain loop (see prepare_sized in kernels_body.hpp). 0: never.
+    // With VBMI a register of bytes is one permute and one store, not four lane stores: uint8
+    // every 12th 39.6 ms shuffled against 40.6 plain (8th: 34.0 against 43.5; 14th: 38.1
+    // against 36.6), where without VBMI every 8th was the last step to gain.
+    template <std::size_t S>
+    static constexpr std::int64_t stepped_most_bytes() {
+        return S == 1 ? (Vbmi ? 12 : 8) : S == 2 ? 10 : S == 4 ? 12 : 0;
+    }
+
+    // vpermd / vpermw move 4-, 8- and 2-byte elements across the register; bytes go lane by
+    // lane, or with VBMI across the register too (vpermb).
+    template <std::size_t S>
+    static constexpr Unit unit() {
+        return S >= 4 ? Unit::kDwords : S == 2 ? Unit::kWords : Vbmi ? Unit::kBytes : Unit::kLanes;
+    }
+    template <std::size_t S>
+    static V permute(const V& v, const std::uint8_t* mask) {
+        const __m512i m = _mm512_load_si512(mask);
+        if constexpr (S >= 4) return _mm512_permutexvar_epi32(m, v);
+        else if constexpr (S == 2) return _mm512_permutexvar_epi16(m, v);
+#ifdef __AVX512VBMI__
+        else if constexpr (Vbmi) return _mm512_permutexvar_epi8(m, v);
+#endif
+        else return _mm512_shuffle_epi8(v, m);
+    }
+    template <int L>
+    static void store_lane(std::byte* p, const V& v) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_extracti32x4_epi32(v, L));
+    }
+};
+
+}  // namespace
+}  // namespace tslice::kernels

@@ -1,0 +1,357 @@
+// The whole run from a file to a file, stage after stage: read, parse (done by the caller),
+// plan, view, copy and write; and the framing of each output format.
+#include "tslice/slice.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "write/container_write.hpp"
+#include "text/python_text.hpp"
+#include "tslice/convert.hpp"
+#include "write/write_into.hpp"
+#include "tslice/error.hpp"
+#include "tslice/gguf.hpp"
+#include "tslice/npy.hpp"
+#include "tslice/reach.hpp"
+#include "tslice/source.hpp"
+#include "tslice/steps.hpp"
+
+namespace tslice {
+
+OutputFormat output_format_for(const std::string& path, const std::optional<std::string>& given) {
+    const std::string format = given.value_or("");
+    const auto ends_with = [&](const std::string& suffix) {
+        return path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    if (format == "json" || (format.empty() && ends_with(".json"))) return OutputFormat::Json;
+    if (format == "csv" || (format.empty() && ends_with(".csv"))) return OutputFormat::Csv;
+    if (format == "npz" || (format.empty() && ends_with(".npz"))) return OutputFormat::Npz;
+    if (format == "safetensors" || (format.empty() && ends_with(".safetensors"))) return OutputFormat::Safetensors;
+    if (format == "zarr" || (format.empty() && (ends_with(".zarr") || ends_with(".zarr/")))) return OutputFormat::Zarr;
+    return OutputFormat::Npy;
+}
+
+OutputFraming output_framing(OutputFormat format, const ElementType& type, const std::vector<std::int64_t>& shape,
+                             const std::string& name, const std::string& metadata) {
+    // A member name flagged UTF-8 that is not (a name read from a zip directory as it was)
+    // makes an .npz that Python's zipfile cannot open; a safetensors header must be UTF-8 too.
+    if (format == OutputFormat::Npz && name.find('\0') != std::string::npos)
+        throw Error(ErrorKind::Usage, "the array's name " + quoted_name(name) +
+                                          " holds a NUL byte, where Python's zipfile would end an .npz member's name; "
+                                          "write a .npy or a .safetensors instead");
+    if (format != OutputFormat::Npy && !valid_utf8(name))
+        throw Error(ErrorKind::Usage,
+                    "the array's name " + quoted_name(name) + " is not valid UTF-8, which " +
+                        (format == OutputFormat::Npz ? "an .npz member's name" : "a safetensors tensor's name") +
+                        " must be (Python's zipfile and safetensors could not read it); write a .npy instead");
+    std::uint64_t data_bytes = type.dtype.file_itemsize();
+    for (const auto dim : shape) data_bytes *= static_cast<std::uint64_t>(dim);  // checked by the planner
+    if (format == OutputFormat::Safetensors) {
+        const std::optional<std::string> dtype = safetensors_name(type);
+        if (!dtype)
+            throw Error(ErrorKind::Usage,
+                                "safetensors has no dtype for " + type.name() +
+                                    " (it holds booleans, integers, floats and complex64: BOOL, U8-U64, I8-I64, F16, "
+                                    "BF16, F32, F64, F8_E4M3, F8_E5M2, F8_E8M0, C64); write a .npy or .npz instead");
+        return {safetensors_prefix(name, *dtype, shape, data_bytes, metadata), 0, {}};
+    }
+    if (!type.safetensors_only.empty())
+        throw Error(ErrorKind::Usage,
+                            "numpy has no dtype for " + type.name() + ", so it cannot be written to a " +
+                                (format == OutputFormat::Npz ? ".npz" : ".npy") +
+                                "; write it with --format safetensors (or -o NAME.safetensors)");
+    const std::string header = make_npy_header(type.dtype, shape);
+    if (format == OutputFormat::Npy) return {header, 0, {}};
+    const std::string member = name + ".npy";
+    const std::uint64_t member_size = header.size() + data_bytes;
+    const std::string prefix = npz_prefix(member, member_size);
+    return {prefix + header, prefix.size(), [member, member_size](std::uint32_t crc) {
+                return npz_suffix(member, member_size, crc);
+            }};
+}
+
+ElementType converted_type(const ElementType& type, const std::optional<ElementType>& astype,
+                           std::optional<OutputFormat> format) {
+    if (!astype) return type;
+    ElementType target = *astype;
+    if (format == OutputFormat::Safetensors && target.safetensors_only.empty() && target.dtype.byte_order == '>')
+        target.dtype = parse_dtype_descr("'<" + target.dtype.type_string.substr(1) + "'");
+    const Conversion check(type, target);  // says which of the two does not convert
+    (void)check;
+    return target;
+}
+
+namespace {
+
+// One array chosen, planned: what its result is and its name in a container.
+struct Planned {
+    const ArrayInFile* array = nullptr;
+    Pipeline pipeline;
+    ElementType source_type;  // the result's type as sliced
+    ElementType type;         // as written: --astype's, or source_type
+    std::string name;
+
+    bool converts() const { return !(type == source_type); }
+};
+
+bool is_container(OutputFormat format) { return format == OutputFormat::Npz || format == OutputFormat::Safetensors; }
+
+// Whether two paths name one file (a missing one is no file).
+bool same_file(const std::string& a, const std::string& b) {
+    struct stat sa {}, sb {};
+    return a != "-" && b != "-" && ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 &&
+           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+// The options a result is written with: safetensors is little-endian, so a big-endian .npy's
+// elements are turned around; a selection of fields is packed.
+WriteOptions options_for(const SliceRequest& request, OutputFormat format, const ElementType& type) {
+    WriteOptions options = request.write;
+    options.swap_bytes = format == OutputFormat::Safetensors && type.dtype.byte_order == '>' && type.itemsize() > 1;
+    if (type.dtype.kind == 'c') options.swap_unit = type.itemsize() / 2;  // C64: two float32s
+    if (type.dtype.packed_itemsize) options.packed_selection = type.dtype;
+    return options;
+}
+
+std::uint64_t result_bytes(const Planned& planned) {
+    std::uint64_t bytes = planned.type.dtype.file_itemsize();
+    for (const auto dim : planned.pipeline.output_shape()) bytes *= static_cast<std::uint64_t>(dim);
+    return bytes;
+}
+
+// The results, and the arrays of `existing` (the output as it is, for --update; null for
+// none) that they do not replace, in the order the output holds them: an existing container's
+// arrays where they were (a safetensors file's by where their data is), each replaced by the
+// result of its name, then the results that replace none.
+std::vector<ContainerEntry> container_entries(const SliceRequest& request, OutputFormat format,
+                                              const InputBytes& input, const std::vector<Planned>& results,
+                                              const InputBytes* existing, const std::vector<ArrayInFile>& kept) {
+    const bool npz = format == OutputFormat::Npz;
+    const auto result_entry = [&](const Planned& planned) {
+        ContainerEntry entry;
+        entry.name = npz ? planned.name + ".npy" : planned.name;
+        entry.shape = planned.pipeline.output_shape();
+        entry.data_bytes = result_bytes(planned);
+        if (npz)
+            entry.npy_header = make_npy_header(planned.type.dtype, entry.shape);
+        else
+            entry.dtype = *safetensors_name(planned.type);
+        const WriteOptions options = options_for(request, format, planned.type);
+        entry.write = [&input, &planned, options, path = request.input](OutputFile& output, const OutputFraming& framing) {
+            const ArrayInFile& array = *planned.array;
+            const ArrayData data = [&] {
+                try {
+                    return ArrayData::open(input, array, array_what(array), [&] {
+                        return reached_box(planned.pipeline, array.type.itemsize());
+                    });
+                } catch (const Error& error) {
+                    throw error_about_file(error, path);
+                }
+            }();
+            const Result result = apply_pipeline(planned.pipeline, data.data(), data.view());
+            const InputPages pages = result.data == data.data() ? data.pages() : InputPages{};
+            if (planned.converts())
+                write_view_converted_into(output, framing, result.data, result.view, pages, options,
+                                          Conversion(planned.source_type, planned.type));
+            else
+                write_view_into(output, framing, result.data, result.view, pages, options, false);
+        };
+        return entry;
+    };
+    std::vector<bool> placed(results.size(), false);
+    std::vector<ContainerEntry> entries;
+    std::vector<const ArrayInFile*> order;
+    for (const ArrayInFile& array : kept) order.push_back(&array);
+    if (!npz)
+        std::stable_sort(order.begin(), order.end(),
+                         [](const ArrayInFile* a, const ArrayInFile* b) { return a->bytes.offset < b->bytes.offset; });
+    for (const ArrayInFile* array : order) {
+        const auto replaced = std::find_if(results.begin(), results.end(),
+                                           [&](const Planned& planned) { return planned.name == *array->name; });
+        if (replaced != results.end()) {
+            if (!placed[replaced - results.begin()]) entries.push_back(result_entry(*replaced));
+            placed[replaced - results.begin()] = true;
+            continue;
+        }
+        ContainerEntry entry;
+        entry.from = existing;
+        if (npz) {
+            if (!array->member_bytes.found() || array->member_bytes.encrypted)
+                throw error_about_file(
+                    Error(ErrorKind::Input, "--update keeps every other member as it is, and the .npz member '" +
+                                                array->member + "' cannot be copied: " + array->error),
+                    existing == &input ? request.input : request.output);
+            entry.name = array->member;
+            entry.member = array->member_bytes;
+        } else {
+            entry.name = *array->name;
+            entry.dtype = array->stored_type;
+            entry.shape = array->shape;
+            entry.offset = array->bytes.offset;
+            entry.data_bytes = array->bytes.size;
+        }
+        entries.push_back(std::move(entry));
+    }
+    for (std::size_t i = 0; i < results.size(); ++i)
+        if (!placed[i]) entries.push_back(result_entry(results[i]));
+    return entries;
+}
+
+}  // namespace
+
+void slice_file(const SliceRequest& request) {
+    // Errors of the input name it.
+    const auto reading = [&](auto step) -> decltype(step()) {
+        try {
+            return step();
+        } catch (const Error& error) {
+            throw error_about_file(error, request.input);
+        }
+    };
+    const InputBytes input = reading([&] { return InputBytes::open(request.input); });
+    std::vector<ArrayInFile> arrays = reading([&] { return list_arrays(input); });
+    // A conversion reads a quantized GGUF tensor as the floats its blocks decode to.
+    if (request.astype)
+        for (ArrayInFile& array : arrays) array = dequantized(array);
+    const std::vector<const ArrayInFile*> chosen = reading([&] { return select_arrays(arrays, request.keys); });
+
+    const OutputFormat format = request.format.value_or(output_format_for(request.output, std::nullopt));
+    const bool text = format == OutputFormat::Json || format == OutputFormat::Csv;
+    const bool zarr = format == OutputFormat::Zarr;
+    if (chosen.size() > 1 && !is_container(format))
+        throw Error(ErrorKind::Usage, std::to_string(chosen.size()) +
+                                          " arrays are chosen: the output must be a container that holds each under "
+                                          "its name (-o NAME.npz or NAME.safetensors, or --format npz|safetensors)");
+    if (request.as_name && chosen.size() > 1)
+        throw Error(ErrorKind::Usage, "--as names one result, but " + std::to_string(chosen.size()) +
+                                          " arrays are chosen; each keeps its own name");
+    if (request.update && !is_container(format))
+        throw Error(ErrorKind::Usage, "--update replaces or adds arrays in an .npz or .safetensors file; -o " +
+                                          request.output + " is neither (name it so, or give --format)");
+    if (request.update && request.output == "-")
+        throw Error(ErrorKind::Usage, "--update rewrites a file; -o - is standard output");
+    if (zarr && request.output == "-")
+        throw Error(ErrorKind::Usage, "a Zarr store is a directory: give -o DIR.zarr, not -o -");
+
+    std::vector<OpSpec> ops = request.ops;
+    read_indices_files(ops);
+    std::vector<Planned> results;
+    for (const ArrayInFile* array : chosen) {
+        reading([&] { require_sliceable(*array, array_what(*array)); });
+        Planned planned;
+        planned.array = array;
+        planned.pipeline = plan_pipeline(array->shape, ops, request.expr, array->type.dtype);
+        planned.source_type = ElementType{planned.pipeline.output_dtype(), array->type.safetensors_only};
+        planned.type = converted_type(planned.source_type, request.astype, format);
+        planned.name = request.as_name ? *request.as_name
+                                       : array->name && (!request.keys.empty() || request.update) ? *array->name
+                                                                                                  : "arr_0";
+        results.push_back(std::move(planned));
+    }
+    ops = {};  // the plans hold the indices now: a large gather's would be resident twice
+
+    const bool safetensors_input = detect_format(input.data(), input.size()) == ContainerFormat::Safetensors;
+    const std::string input_metadata = safetensors_input ? safetensors_metadata(input.data(), input.size()) : "";
+    const bool into_input = same_file(request.input, request.output);
+    if (into_input && !request.update && arrays.size() > 0 && arrays[0].name) {
+        // The results would take the place of the whole input container.
+        const bool same_kind = format == (safetensors_input ? OutputFormat::Safetensors : OutputFormat::Npz);
+        std::size_t lost = 0;
+        for (const ArrayInFile& array : arrays)
+            lost += !same_kind || std::none_of(results.begin(), results.end(),
+                                               [&](const Planned& planned) { return planned.name == *array.name; });
+        if (lost > 0)
+            throw Error(ErrorKind::Usage,
+                        "-o " + request.output + " is the input, which holds " + std::to_string(arrays.size()) +
+                            " arrays: writing the result" + (results.size() > 1 ? "s" : "") + " over it would lose " +
+                            std::to_string(lost) + " of them; the file is left as it is. Add --update to replace or "
+                            "add the result" + (results.size() > 1 ? "s" : "") + " and keep every other array");
+    }
+    // Each result's framing, for the check that the format can hold its type, before anything is written.
+    std::vector<OutputFraming> framings;
+    for (const Planned& planned : results) {
+        if (zarr) check_zarr_output(planned.type, planned.pipeline.output_shape(), request.zarr);
+        framings.push_back(text || zarr ? OutputFraming{}
+                                        : output_framing(format, planned.type, planned.pipeline.output_shape(),
+                                                         planned.name, input_metadata));
+    }
+
+    if (results.size() > 1 || request.update) {
+        // The output as it is, whose other arrays are kept (--update; created if missing).
+        InputBytes existing_bytes;
+        const InputBytes* existing = nullptr;
+        std::vector<ArrayInFile> kept;
+        std::string metadata = format == OutputFormat::Safetensors ? input_metadata : "";
+        struct stat st {};
+        if (request.update && (into_input || ::stat(request.output.c_str(), &st) == 0)) {
+            const auto about_output = [&](auto step) -> decltype(step()) {
+                try {
+                    return step();
+                } catch (const Error& error) {
+                    throw error_about_file(error, request.output);
+                }
+            };
+            if (!into_input) existing_bytes = about_output([&] { return InputBytes::open(request.output); });
+            existing = into_input ? &input : &existing_bytes;
+            const ContainerFormat found = detect_format(existing->data(), existing->size());
+            const bool npz = format == OutputFormat::Npz;
+            if (found != (npz ? ContainerFormat::Npz : ContainerFormat::Safetensors))
+                throw error_about_file(
+                    Error(ErrorKind::Input, std::string("--update writes into an existing ") +
+                                                (npz ? ".npz archive" : ".safetensors file") + ", and this is not one"),
+                    request.output);
+            kept = into_input ? arrays : about_output([&] { return list_arrays(existing->data(), existing->size()); });
+            metadata = npz ? "" : safetensors_metadata(existing->data(), existing->size());
+        }
+        const std::vector<ContainerEntry> entries = container_entries(request, format, input, results, existing, kept);
+        write_container(request.output, format == OutputFormat::Npz, entries, metadata, request.write.sync);
+        return;
+    }
+
+    Planned& planned = results[0];
+    const ArrayInFile& array = *planned.array;
+    const ElementType type = planned.type;
+    const ArrayData data = reading([&] {
+        return ArrayData::open(input, array, array_what(array),
+                               [&] { return reached_box(planned.pipeline, array.type.itemsize()); });
+    });
+    const Result result = apply_pipeline(planned.pipeline, data.data(), data.view());
+    // The view's offset table holds all the write needs of a gather now: its indices would
+    // stay resident beside it, 8 bytes each.
+    planned.pipeline = {};
+    const InputPages pages = result.data == data.data() ? data.pages() : InputPages{};
+    // A conversion to the type the result has already is none: the plain copy (which may
+    // splice) writes the same bytes.
+    if (planned.converts()) {
+        const Conversion conversion(planned.source_type, type);
+        if (text || zarr) {
+            // The text and Zarr writers read values from a view: the converted result is made
+            // whole first.
+            const std::vector<std::byte> converted =
+                convert_view(result.data, result.view, conversion, request.write.threads);
+            const View converted_view = View::contiguous(result.view.shape, type.itemsize());
+            if (zarr)
+                write_zarr(request.output, converted.data(), converted_view, type, request.zarr, request.write, {});
+            else
+                write_values_as_text(request.output, format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv,
+                                     converted.data(), converted_view, type, {}, request.write);
+            return;
+        }
+        write_view_converted(request.output, framings[0], result.data, result.view, pages,
+                             options_for(request, format, type), conversion);
+        return;
+    }
+    if (zarr) {
+        write_zarr(request.output, result.data, result.view, type, request.zarr, request.write, pages);
+        return;
+    }
+    if (text) {
+        write_values_as_text(request.output, format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv,
+                             result.data, result.view, type, pages, request.write);
+        return;
+    }
+    write_view(request.output, framings[0], result.data, result.view, pages, options_for(request, format, type));
+}
+
+}  // namespace tslice

@@ -1,0 +1,122 @@
+// Inputs read a region at a time (HDF5, Zarr): which inputs are such, and the box of one read
+// into memory or a spool, seen by the pipeline as an ordinary view.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "source/region_sources.hpp"
+#include "tslice/error.hpp"
+#include "tslice/parallel.hpp"
+#include "tslice/source.hpp"
+
+namespace tslice {
+namespace {
+
+// A box up to this size is read into memory; a larger one into a temporary file that is
+// mapped, whose pages the copy releases as it goes, as for a mapped input.
+constexpr std::int64_t kInMemoryBytes = std::int64_t{64} << 20;
+
+// HDF5's format signature: at byte 0, or after a user block of 512, 1024, 2048... bytes, where
+// the library looks for it too (H5Fopen finds the superblock there by itself).
+constexpr char kHdf5Signature[] = "\x89HDF\r\n\x1a\n";
+
+int temporary_file(const std::string& what) {
+    const char* env = std::getenv("TMPDIR");
+    const std::string dir = env && *env ? env : "/tmp";
+#ifdef O_TMPFILE
+    const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+#endif
+    std::string path = dir + "/.tslice-region-XXXXXX";
+    const int fallback = ::mkstemp(path.data());
+    if (fallback < 0)
+        throw Error(ErrorKind::Input, "cannot create a temporary file in " + dir + " to hold " + what + ": " +
+                                          std::strerror(errno) + " (TMPDIR chooses the directory)");
+    ::unlink(path.c_str());
+    ::fcntl(fallback, F_SETFD, FD_CLOEXEC);
+    return fallback;
+}
+
+}  // namespace
+
+std::int64_t Box::element_count() const {
+    std::int64_t count = 1;
+    for (std::size_t k = 0; k < start.size(); ++k) count *= stop[k] - start[k];
+    return count;
+}
+
+std::optional<std::size_t> hdf5_signature_at(const std::byte* bytes, std::size_t size) {
+    if (size >= 8 && std::memcmp(bytes, kHdf5Signature, 8) == 0) return 0;
+    // After a user block only where the file is no other format tslice knows: each probe
+    // touches a page of the file, which a .npy or a checkpoint must not pay for (a cold file's
+    // pages would be read, and pages mapped here cannot be dropped from the page cache).
+    const bool npy = size >= 6 && std::memcmp(bytes, "\x93NUMPY", 6) == 0;
+    if (npy || detect_format(bytes, size) != ContainerFormat::Npy) return std::nullopt;
+    for (std::size_t offset = 512; offset + 8 <= size && offset <= (std::size_t{1} << 20); offset *= 2)
+        if (std::memcmp(bytes + offset, kHdf5Signature, 8) == 0) return offset;
+    return std::nullopt;
+}
+
+std::shared_ptr<const RegionSource> open_region_source(const std::string& path, const std::byte* head,
+                                                       std::size_t size) {
+    if (!head) return open_zarr_store(path);
+    if (hdf5_signature_at(head, size)) return open_hdf5_file(path);
+    return nullptr;
+}
+
+ArrayData ArrayData::open_region(const RegionSource& source, const ArrayInFile& array, const Box& box,
+                                 const std::string& what) {
+    ArrayData out;
+    out.what_ = what;
+    out.shape_ = array.shape;
+    out.itemsize_ = array.type.itemsize();
+    const auto item = static_cast<std::int64_t>(out.itemsize_);
+    const std::int64_t bytes = box.element_count() * item;  // within the array's size, checked when listed
+    const unsigned threads = default_thread_count();
+    if (bytes <= kInMemoryBytes) {
+        out.in_memory_.resize(static_cast<std::size_t>(std::max<std::int64_t>(bytes, 1)));
+        out.data_ = out.in_memory_.data();
+        source.read(array, box, out.in_memory_.data(), threads, {});
+    } else {
+        const int fd = temporary_file(what);
+        if (::ftruncate(fd, bytes) != 0) {
+            const int error = errno;
+            ::close(fd);
+            throw Error(ErrorKind::Input, "cannot make a temporary file of " + std::to_string(bytes) + " bytes for " +
+                                              what + ": " + std::strerror(error) + " (TMPDIR chooses the directory)");
+        }
+        void* map = ::mmap(nullptr, static_cast<std::size_t>(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (map == MAP_FAILED) {
+            const int error = errno;
+            ::close(fd);
+            throw Error(ErrorKind::Input, "cannot map a temporary file for " + what + ": " + std::strerror(error));
+        }
+        out.inflated_ = Mapping(map, static_cast<std::size_t>(bytes), fd);
+        out.data_ = out.inflated_.data();
+        // What is written leaves this process's memory for the page cache as the read goes
+        // on, so a box larger than memory is no more resident than the parts in flight.
+        const Mapping& spool = out.inflated_;
+        source.read(array, box, static_cast<std::byte*>(map), threads,
+                    [&spool](std::byte* begin, std::byte* end) { spool.release(begin, end); });
+    }
+    // The box in C order, seen as the whole array: element i sits at sum((i_k - start_k) *
+    // stride_k), so the offset is negative and only the box's elements lie inside the data.
+    View view;
+    view.shape = array.shape;
+    view.itemsize = out.itemsize_;
+    view.byte_strides.resize(array.shape.size());
+    std::int64_t stride = item;
+    for (std::size_t k = array.shape.size(); k-- > 0;) {
+        view.byte_strides[k] = stride;
+        view.byte_offset -= box.start[k] * stride;
+        stride *= box.stop[k] - box.start[k];
+    }
+    out.region_view_ = view;
+    return out;
+}
+
+}  // namespace tslice

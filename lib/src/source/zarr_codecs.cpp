@@ -1,0 +1,181 @@
+// Zarr v2 chunk codecs through their C libraries: libblosc, zlib, libzstd.
+#include "source/zarr_codecs.hpp"
+
+#include <blosc.h>
+#include <nlohmann/json.hpp>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cstring>
+#include <limits>
+
+#include "tslice/error.hpp"
+
+namespace tslice {
+namespace {
+
+[[noreturn]] void corrupt(const std::string& what, const std::string& why) {
+    throw Error(ErrorKind::Input, what + " is corrupt: " + why);
+}
+
+// zlib and gzip streams (windowBits 15, or 15 + 16 for gzip's header and trailer) inflated
+// into exactly `expected` bytes.
+void inflate_exact(const std::byte* data, std::size_t size, std::byte* out, std::size_t expected, bool gzip,
+                   const std::string& what) {
+    z_stream stream{};
+    if (inflateInit2(&stream, gzip ? 15 + 16 : 15) != Z_OK) throw Error(ErrorKind::Input, "cannot start zlib for " + what);
+    std::size_t in_done = 0, out_done = 0;
+    int status = Z_OK;
+    // zlib's counters are 32-bit: large buffers go through in pieces.
+    constexpr std::size_t kPiece = std::size_t{1} << 30;
+    do {
+        stream.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(data + in_done));
+        stream.avail_in = static_cast<uInt>(std::min(kPiece, size - in_done));
+        stream.next_out = reinterpret_cast<Bytef*>(out + out_done);
+        // One byte more than expected, so that a chunk that inflates to more is caught.
+        std::byte spare[1];
+        const bool at_end = out_done == expected;
+        if (at_end) stream.next_out = reinterpret_cast<Bytef*>(spare);
+        stream.avail_out = at_end ? 1 : static_cast<uInt>(std::min(kPiece, expected - out_done));
+        const uInt in_before = stream.avail_in, out_before = stream.avail_out;
+        status = inflate(&stream, Z_NO_FLUSH);
+        in_done += in_before - stream.avail_in;
+        const std::size_t produced = out_before - stream.avail_out;
+        if (at_end && produced > 0) {
+            inflateEnd(&stream);
+            corrupt(what, "it decompresses to more than the chunk's " + std::to_string(expected) + " bytes");
+        }
+        out_done += at_end ? 0 : produced;
+        if (status == Z_BUF_ERROR && in_before == stream.avail_in && out_before == stream.avail_out) break;
+    } while (status == Z_OK);
+    const char* message = stream.msg;
+    inflateEnd(&stream);
+    if (status != Z_STREAM_END)
+        corrupt(what, std::string(gzip ? "gzip" : "zlib") + " data " + (message ? message : "ends early"));
+    if (out_done != expected)
+        corrupt(what, "it decompresses to " + std::to_string(out_done) + " bytes, not the chunk's " +
+                          std::to_string(expected));
+}
+
+std::vector<std::byte> deflate_all(const std::byte* data, std::size_t size, int level, bool gzip) {
+    z_stream stream{};
+    if (deflateInit2(&stream, level, Z_DEFLATED, gzip ? 15 + 16 : 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        throw Error(ErrorKind::Input, "cannot start zlib");
+    std::vector<std::byte> out(deflateBound(&stream, static_cast<uLong>(size)) + 64);
+    stream.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(data));
+    stream.avail_in = static_cast<uInt>(size);
+    stream.next_out = reinterpret_cast<Bytef*>(out.data());
+    stream.avail_out = static_cast<uInt>(out.size());
+    const int status = deflate(&stream, Z_FINISH);
+    out.resize(stream.total_out);
+    deflateEnd(&stream);
+    if (status != Z_STREAM_END) throw Error(ErrorKind::Input, "zlib could not compress a chunk");
+    return out;
+}
+
+}  // namespace
+
+nlohmann::json ZarrCompressor::to_json() const {
+    switch (id) {
+        case Id::None:
+            return nullptr;
+        case Id::Blosc:
+            return {{"id", "blosc"}, {"cname", cname}, {"clevel", level}, {"shuffle", shuffle}, {"blocksize", 0}};
+        case Id::Zlib:
+            return {{"id", "zlib"}, {"level", level}};
+        case Id::Gzip:
+            return {{"id", "gzip"}, {"level", level}};
+        case Id::Zstd:
+            return {{"id", "zstd"}, {"level", level}};
+    }
+    return nullptr;
+}
+
+ZarrCompressor parse_zarr_compressor(const nlohmann::json& value, const std::string& where) {
+    ZarrCompressor compressor;
+    if (value.is_null()) return compressor;
+    if (!value.is_object() || !value.contains("id") || !value["id"].is_string())
+        throw Error(ErrorKind::Input, where + ": \"compressor\" is neither null nor an object with an \"id\"");
+    const std::string id = value["id"].get<std::string>();
+    if (id == "blosc") compressor.id = ZarrCompressor::Id::Blosc;
+    else if (id == "zlib") compressor.id = ZarrCompressor::Id::Zlib;
+    else if (id == "gzip") compressor.id = ZarrCompressor::Id::Gzip;
+    else if (id == "zstd") compressor.id = ZarrCompressor::Id::Zstd;
+    else
+        throw Error(ErrorKind::Input, where + ": the compressor '" + id +
+                                          "' is not one tslice reads (blosc, zlib, gzip, zstd, or none)");
+    return compressor;
+}
+
+void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, std::size_t size, std::byte* out,
+                       std::size_t expected, const std::string& what) {
+    switch (compressor.id) {
+        case ZarrCompressor::Id::None:
+            if (size != expected)
+                corrupt(what, "it holds " + std::to_string(size) + " bytes, not the chunk's " + std::to_string(expected));
+            std::memcpy(out, data, size);
+            return;
+        case ZarrCompressor::Id::Zlib:
+        case ZarrCompressor::Id::Gzip:
+            inflate_exact(data, size, out, expected, compressor.id == ZarrCompressor::Id::Gzip, what);
+            return;
+        case ZarrCompressor::Id::Zstd: {
+            const unsigned long long declared = ZSTD_getFrameContentSize(data, size);
+            if (declared == ZSTD_CONTENTSIZE_ERROR) corrupt(what, "it is not zstd data");
+            if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != expected)
+                corrupt(what, "its zstd frame holds " + std::to_string(declared) + " bytes, not the chunk's " +
+                                  std::to_string(expected));
+            // Several frames may follow each other; ZSTD_decompress reads them all, and a
+            // result past `expected` is an error (dstSize_tooSmall).
+            const std::size_t got = ZSTD_decompress(out, expected, data, size);
+            if (ZSTD_isError(got)) corrupt(what, std::string("zstd: ") + ZSTD_getErrorName(got));
+            if (got != expected)
+                corrupt(what, "it decompresses to " + std::to_string(got) + " bytes, not the chunk's " +
+                                  std::to_string(expected));
+            return;
+        }
+        case ZarrCompressor::Id::Blosc: {
+            std::size_t nbytes = 0;
+            if (size < BLOSC_MIN_HEADER_LENGTH || blosc_cbuffer_validate(data, size, &nbytes) != 0)
+                corrupt(what, "it is not blosc data (or is cut short)");
+            if (nbytes != expected)
+                corrupt(what, "its blosc header says " + std::to_string(nbytes) + " bytes, not the chunk's " +
+                                  std::to_string(expected));
+            if (expected > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+                corrupt(what, "blosc holds at most 2 GiB a chunk");
+            const int got = blosc_decompress_ctx(data, out, expected, 1);
+            if (got < 0 || static_cast<std::size_t>(got) != expected)
+                corrupt(what, "blosc could not decompress it (error " + std::to_string(got) + ")");
+            return;
+        }
+    }
+}
+
+std::vector<std::byte> encode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
+                                         std::size_t itemsize) {
+    switch (compressor.id) {
+        case ZarrCompressor::Id::None:
+            return {data, data + size};
+        case ZarrCompressor::Id::Zlib:
+        case ZarrCompressor::Id::Gzip:
+            return deflate_all(data, size, compressor.level, compressor.id == ZarrCompressor::Id::Gzip);
+        case ZarrCompressor::Id::Zstd: {
+            std::vector<std::byte> out(ZSTD_compressBound(size));
+            const std::size_t got = ZSTD_compress(out.data(), out.size(), data, size, compressor.level);
+            if (ZSTD_isError(got)) throw Error(ErrorKind::Input, std::string("zstd: ") + ZSTD_getErrorName(got));
+            out.resize(got);
+            return out;
+        }
+        case ZarrCompressor::Id::Blosc: {
+            std::vector<std::byte> out(size + BLOSC_MAX_OVERHEAD);
+            const int got = blosc_compress_ctx(compressor.level, compressor.shuffle, itemsize, size, data, out.data(),
+                                               out.size(), compressor.cname.c_str(), 0, 1);
+            if (got <= 0) throw Error(ErrorKind::Input, "blosc could not compress a chunk (error " + std::to_string(got) + ")");
+            out.resize(static_cast<std::size_t>(got));
+            return out;
+        }
+    }
+    return {};
+}
+
+}  // namespace tslice

@@ -1,0 +1,255 @@
+// Zarr v2 stores as a region source: a directory holding an array (.zarray) or a group
+// (.zgroup) of arrays and groups. A box is read chunk by chunk, only the chunks it touches,
+// decompressed in parallel, each copied into place; a missing chunk is its fill value.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <utility>
+
+#include "source/region_sources.hpp"
+#include "tslice/error.hpp"
+#include "tslice/parallel.hpp"
+#include "source/zarr_meta.hpp"
+
+namespace tslice {
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
+
+// The whole file, or nullopt where it does not exist. `limit`: a larger file is an error.
+// `path` is shown as `shown` in messages.
+std::optional<std::vector<std::byte>> read_file(const std::string& path, const std::string& shown, std::uint64_t limit) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return std::nullopt;
+        fail("cannot open " + shown + ": " + std::strerror(errno));
+    }
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) fail("cannot read " + shown + ": " + std::strerror(errno));
+    if (!S_ISREG(info.st_mode)) fail(shown + " is not a regular file");
+    if (static_cast<std::uint64_t>(info.st_size) > limit)
+        fail(shown + " holds " + std::to_string(info.st_size) + " bytes, more than it can (" + std::to_string(limit) + ")");
+    std::vector<std::byte> bytes(static_cast<std::size_t>(info.st_size));
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t got = ::pread(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) fail("cannot read " + shown + ": " + std::strerror(errno));
+        if (got == 0) break;
+        done += static_cast<std::size_t>(got);
+    }
+    bytes.resize(done);
+    return bytes;
+}
+
+bool has(const fs::path& path) {
+    std::error_code error;
+    return fs::exists(path, error);
+}
+
+constexpr std::uint64_t kMetadataLimit = 64 << 20;
+
+// A path inside the store as messages show it: from the store's top ("g/x/.zarray").
+std::string inside(const fs::path& root, const fs::path& path) { return path.lexically_relative(root).string(); }
+
+ZarrArrayMeta read_meta(const fs::path& root, const fs::path& dir) {
+    const std::string where = inside(root, dir / ".zarray");
+    const auto text = read_file((dir / ".zarray").string(), where, kMetadataLimit);
+    if (!text) fail(where + " is missing");
+    return parse_zarray(std::string_view(reinterpret_cast<const char*>(text->data()), text->size()), where);
+}
+
+ArrayInFile entry(const ZarrArrayMeta& meta, std::optional<std::string> name) {
+    ArrayInFile array;
+    array.name = std::move(name);
+    array.type.dtype = meta.dtype;
+    array.shape = meta.shape;
+    array.bytes.kind = ArrayBytes::Kind::Region;
+    return array;
+}
+
+// Copies the part of a decoded chunk inside the box: `from`/`to` the array indices of the
+// intersection, `origin` the chunk's first index.
+void place(const ZarrArrayMeta& meta, const std::byte* chunk, const Box& box, const std::vector<std::int64_t>& origin,
+           const std::vector<std::int64_t>& from, const std::vector<std::int64_t>& to, std::byte* dst) {
+    const std::size_t rank = meta.shape.size();
+    const auto item = static_cast<std::int64_t>(meta.dtype.itemsize);
+    if (rank == 0) {
+        std::memcpy(dst, chunk, static_cast<std::size_t>(item));
+        return;
+    }
+    std::vector<std::int64_t> src_stride(rank), dst_stride(rank);
+    std::int64_t s = item, d = item;
+    for (std::size_t k = rank; k-- > 0;) {
+        dst_stride[k] = d;
+        d *= box.stop[k] - box.start[k];
+    }
+    for (std::size_t j = 0; j < rank; ++j) {
+        const std::size_t k = meta.fortran_order ? j : rank - 1 - j;
+        src_stride[k] = s;
+        s *= meta.chunks[k];
+    }
+    std::int64_t src0 = 0, dst0 = 0;
+    for (std::size_t k = 0; k < rank; ++k) {
+        src0 += (from[k] - origin[k]) * src_stride[k];
+        dst0 += (from[k] - box.start[k]) * dst_stride[k];
+    }
+    const std::int64_t run = to[rank - 1] - from[rank - 1];
+    const bool contiguous = src_stride[rank - 1] == item;
+    std::vector<std::int64_t> at(rank, 0);
+    for (;;) {
+        std::int64_t so = src0, dof = dst0;
+        for (std::size_t k = 0; k + 1 < rank; ++k) so += at[k] * src_stride[k], dof += at[k] * dst_stride[k];
+        if (contiguous) {
+            std::memcpy(dst + dof, chunk + so, static_cast<std::size_t>(run * item));
+        } else {
+            for (std::int64_t i = 0; i < run; ++i)
+                std::memcpy(dst + dof + i * item, chunk + so + i * src_stride[rank - 1], static_cast<std::size_t>(item));
+        }
+        std::size_t k = rank - 1;
+        for (;;) {
+            if (k == 0) return;
+            --k;
+            if (++at[k] < to[k] - from[k]) break;
+            at[k] = 0;
+        }
+    }
+}
+
+void fill_region(const ZarrArrayMeta& meta, const Box& box, const std::vector<std::int64_t>& from,
+                 const std::vector<std::int64_t>& to, std::byte* dst) {
+    // A chunk of the fill value, as big as the intersection, placed like a decoded one.
+    ZarrArrayMeta dense = meta;
+    dense.fortran_order = false;
+    std::int64_t count = 1;
+    for (std::size_t k = 0; k < from.size(); ++k) {
+        dense.chunks[k] = to[k] - from[k];
+        count *= dense.chunks[k];
+    }
+    std::vector<std::byte> chunk(static_cast<std::size_t>(count) * meta.fill.size());
+    for (std::int64_t i = 0; i < count; ++i)
+        std::memcpy(chunk.data() + i * static_cast<std::int64_t>(meta.fill.size()), meta.fill.data(), meta.fill.size());
+    place(dense, chunk.data(), box, from, from, to, dst);
+}
+
+class ZarrStore final : public RegionSource {
+public:
+    explicit ZarrStore(fs::path root) : root_(std::move(root)) {
+        if (has(root_ / ".zarray")) {
+            arrays_.push_back(entry(read_meta(root_, root_), std::nullopt));
+            paths_.push_back(root_);
+            return;
+        }
+        if (!has(root_ / ".zgroup"))
+            fail("a directory, but not a Zarr store: it has no .zarray or .zgroup (tslice reads .npy, .npz, "
+                 ".safetensors and HDF5 files, and Zarr v2 stores)");
+        walk(root_, "");
+    }
+
+    std::vector<ArrayInFile> list() const override { return arrays_; }
+
+    void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned threads,
+              const Written& written) const override {
+        std::size_t index = 0;
+        while (index < arrays_.size() && arrays_[index].name != array.name) ++index;
+        const fs::path dir = paths_.at(index);
+        const ZarrArrayMeta meta = read_meta(root_, dir);
+        if (meta.shape != array.shape || !(meta.dtype == array.type.dtype))
+            fail(inside(root_, dir / ".zarray") + " changed while tslice read the store");
+        const std::size_t rank = meta.shape.size();
+        if (box.element_count() == 0) return;
+        // The chunks the box touches: per axis [first, last].
+        std::vector<std::int64_t> first(rank), count(rank);
+        std::int64_t total = 1;
+        for (std::size_t k = 0; k < rank; ++k) {
+            first[k] = box.start[k] / meta.chunks[k];
+            count[k] = (box.stop[k] - 1) / meta.chunks[k] - first[k] + 1;
+            total *= count[k];
+        }
+        const auto chunk_bytes = static_cast<std::size_t>(meta.chunk_elements()) * meta.dtype.itemsize;
+        // The most a stored chunk can hold: what blosc, zstd or zlib add to incompressible data.
+        const std::uint64_t stored_limit = chunk_bytes + chunk_bytes / 8 + (1 << 20);
+        WorkerPool pool(static_cast<unsigned>(std::clamp<std::int64_t>(total, 1, threads)));
+        // Chunks go to the workers in order, so a worker's buffers are reused chunk after chunk.
+        pool.run(static_cast<unsigned>(pool.size()), [&](unsigned part) {
+            std::vector<std::byte> decoded(chunk_bytes);
+            std::pair<std::byte*, std::byte*> placed;
+            for (std::int64_t n = part; n < total; n += pool.size()) {
+                std::vector<std::int64_t> grid(rank), origin(rank), from(rank), to(rank);
+                std::int64_t rest = n;
+                for (std::size_t k = rank; k-- > 0;) {
+                    grid[k] = first[k] + rest % count[k];
+                    rest /= count[k];
+                    origin[k] = grid[k] * meta.chunks[k];
+                    from[k] = std::max(origin[k], box.start[k]);
+                    to[k] = std::min(origin[k] + meta.chunks[k], box.stop[k]);
+                }
+                if (written) {
+                    // The bytes of the box this chunk's part spans (it also crosses other
+                    // chunks' rows, which only come back from the page cache if released early).
+                    std::int64_t low = 0, high = 0, stride = static_cast<std::int64_t>(meta.dtype.itemsize);
+                    for (std::size_t k = rank; k-- > 0;) {
+                        low += (from[k] - box.start[k]) * stride;
+                        high += (to[k] - 1 - box.start[k]) * stride;
+                        stride *= box.stop[k] - box.start[k];
+                    }
+                    placed = {dst + low, dst + high + static_cast<std::int64_t>(meta.dtype.itemsize)};
+                }
+                const fs::path path = dir / meta.chunk_key(grid);
+                const auto stored = read_file(path.string(), "the chunk " + inside(root_, path), stored_limit);
+                if (!stored) {
+                    fill_region(meta, box, from, to, dst);
+                } else {
+                    decode_zarr_chunk(meta.compressor, stored->data(), stored->size(), decoded.data(), chunk_bytes,
+                                      "the chunk " + inside(root_, path));
+                    place(meta, decoded.data(), box, origin, from, to, dst);
+                }
+                if (written) written(placed.first, placed.second);
+            }
+        });
+    }
+
+private:
+    void walk(const fs::path& dir, const std::string& prefix) {
+        std::vector<fs::path> children;
+        std::error_code error;
+        for (const auto& child : fs::directory_iterator(dir, error))
+            if (child.is_directory(error) && child.path().filename().string()[0] != '.') children.push_back(child.path());
+        if (error) fail("cannot list " + inside(root_, dir) + ": " + error.message());
+        std::sort(children.begin(), children.end());
+        for (const auto& child : children) {
+            const std::string name = prefix + child.filename().string();
+            if (has(child / ".zarray")) {
+                arrays_.push_back(entry(read_meta(root_, child), name));
+                paths_.push_back(child);
+            } else if (has(child / ".zgroup")) {
+                if (prefix.size() > 4096) fail("groups nested too deeply");
+                walk(child, name + "/");
+            }
+        }
+    }
+
+    fs::path root_;
+    std::vector<ArrayInFile> arrays_;
+    std::vector<fs::path> paths_;
+};
+
+}  // namespace
+
+std::shared_ptr<const RegionSource> open_zarr_store(const std::string& path) {
+    return std::make_shared<ZarrStore>(fs::path(path));
+}
+
+}  // namespace tslice

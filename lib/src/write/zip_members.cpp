@@ -1,0 +1,126 @@
+// Zip framing for archives of several members (zip_members.hpp).
+#include "write/zip_members.hpp"
+
+#include <algorithm>
+
+namespace tslice::zip {
+
+namespace {
+
+constexpr std::uint64_t k32 = 0xFFFFFFFF;
+constexpr std::uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;  // 1980-01-01: the same input, the same bytes
+
+void put(std::string& out, std::uint64_t value, int bytes) {
+    for (int k = 0; k < bytes; ++k) out += static_cast<char>((value >> (8 * k)) & 0xFF);
+}
+
+bool large(const MemberFrame& member) { return member.size >= k32 || member.stored_size >= k32; }
+
+std::uint16_t flags(const MemberFrame& member) {
+    const bool ascii = std::all_of(member.name.begin(), member.name.end(),
+                                   [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    return static_cast<std::uint16_t>((member.descriptor ? 0x0008 : 0) | (ascii ? 0 : 0x0800));
+}
+
+}  // namespace
+
+std::string local_header(const MemberFrame& member) {
+    const bool zip64 = large(member);
+    std::string extra;
+    if (zip64) {
+        put(extra, 0x0001, 2);
+        put(extra, 16, 2);
+        put(extra, member.size, 8);
+        put(extra, member.stored_size, 8);
+    }
+    std::string out;
+    put(out, 0x04034b50, 4);
+    put(out, zip64 ? 45 : 20, 2);
+    put(out, flags(member), 2);
+    put(out, member.method, 2);
+    put(out, 0, 2);  // time
+    put(out, kDosDate, 2);
+    put(out, member.descriptor ? 0 : member.crc32, 4);
+    put(out, zip64 ? k32 : member.stored_size, 4);
+    put(out, zip64 ? k32 : member.size, 4);
+    put(out, member.name.size(), 2);
+    put(out, extra.size(), 2);
+    return out + member.name + extra;
+}
+
+std::string data_descriptor(const MemberFrame& member) {
+    const int width = large(member) ? 8 : 4;
+    std::string out;
+    put(out, 0x08074b50, 4);
+    put(out, member.crc32, 4);
+    put(out, member.stored_size, width);
+    put(out, member.size, width);
+    return out;
+}
+
+std::string directory(const std::vector<MemberFrame>& members, std::uint64_t directory_offset) {
+    std::string out;
+    for (const MemberFrame& member : members) {
+        // The zip64 extra holds, in this order, only the fields too large for their place.
+        std::string extra;
+        const bool sizes64 = large(member), offset64 = member.offset >= k32;
+        if (sizes64 || offset64) {
+            std::string fields;
+            if (sizes64) put(fields, member.size, 8), put(fields, member.stored_size, 8);
+            if (offset64) put(fields, member.offset, 8);
+            put(extra, 0x0001, 2);
+            put(extra, fields.size(), 2);
+            extra += fields;
+        }
+        put(out, 0x02014b50, 4);
+        put(out, (3 << 8) | 45, 2);  // made by: Unix, zip 4.5
+        put(out, sizes64 || offset64 ? 45 : 20, 2);
+        put(out, flags(member), 2);
+        put(out, member.method, 2);
+        put(out, 0, 2);
+        put(out, kDosDate, 2);
+        put(out, member.crc32, 4);
+        put(out, sizes64 ? k32 : member.stored_size, 4);
+        put(out, sizes64 ? k32 : member.size, 4);
+        put(out, member.name.size(), 2);
+        put(out, extra.size(), 2);
+        put(out, 0, 2);  // comment
+        put(out, 0, 2);  // disk
+        put(out, 0, 2);  // internal attributes
+        put(out, std::uint64_t{0100644} << 16, 4);  // a regular file, rw-r--r--
+        put(out, offset64 ? k32 : member.offset, 4);
+        out += member.name;
+        out += extra;
+    }
+    const std::uint64_t directory_size = out.size();
+    const std::uint64_t count = members.size();
+    const bool zip64_end = count >= 0xFFFF || directory_size >= k32 || directory_offset >= k32;
+    if (zip64_end) {
+        const std::uint64_t record_offset = directory_offset + directory_size;
+        put(out, 0x06064b50, 4);
+        put(out, 44, 8);  // the record's size after this field
+        put(out, (3 << 8) | 45, 2);
+        put(out, 45, 2);
+        put(out, 0, 4);
+        put(out, 0, 4);
+        put(out, count, 8);
+        put(out, count, 8);
+        put(out, directory_size, 8);
+        put(out, directory_offset, 8);
+        put(out, 0x07064b50, 4);  // locator
+        put(out, 0, 4);
+        put(out, record_offset, 8);
+        put(out, 1, 4);
+    }
+    put(out, 0x06054b50, 4);
+    put(out, 0, 2);
+    put(out, 0, 2);
+    put(out, zip64_end ? 0xFFFF : count, 2);
+    put(out, zip64_end ? 0xFFFF : count, 2);
+    put(out, zip64_end ? k32 : directory_size, 4);
+    put(out, zip64_end ? k32 : directory_offset, 4);
+    put(out, 0, 2);  // comment
+    return out;
+}
+
+}  // namespace tslice::zip

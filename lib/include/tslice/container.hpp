@@ -16,7 +16,6 @@
 
 #include "tslice/error.hpp"
 #include "tslice/npy.hpp"
-#include "tslice/print.hpp"
 #include "tslice/view.hpp"
 
 namespace tslice {
@@ -176,11 +175,6 @@ std::vector<const ArrayInFile*> select_arrays(const std::vector<ArrayInFile>& ar
 // adds it after them); --list --json: a JSON array of {"name", "dtype", "shape"} (name null
 // for a plain .npy), with "error" for an array that has one.
 std::string format_array_list(const std::vector<ArrayInFile>& arrays, bool json);
-
-// numpy's str() of an array of a type numpy lacks (BF16, F8_E4M3, F8_E5M2): the float32
-// array of the same values. `data` and `view` as for format_array.
-std::string format_narrow_float_array(const std::byte* data, const View& view, const ElementType& type,
-                                      const PrintOptions& options = {});
 
 // ---------------------------------------------------------------------------------------------
 // Writing: the bytes around the array data, as pure functions. The write stage streams

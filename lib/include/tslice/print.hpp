@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 
+#include "tslice/container.hpp"
 #include "tslice/npy.hpp"
 #include "tslice/view.hpp"
 
@@ -24,5 +25,10 @@ struct PrintOptions {
 
 std::string format_array(const std::byte* data, const View& view, const DType& dtype,
                          const PrintOptions& options = {});
+
+// numpy's str() of an array of a type numpy lacks (BF16, F8_E4M3, F8_E5M2): the float32
+// array of the same values. `data` and `view` as for format_array.
+std::string format_narrow_float_array(const std::byte* data, const View& view, const ElementType& type,
+                                      const PrintOptions& options = {});
 
 }  // namespace tslice

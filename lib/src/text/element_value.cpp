@@ -2,6 +2,7 @@
 // integers as 128-bit integers, floats as long doubles, strings as code points.
 #include "text/element_value.hpp"
 
+#include "values/half_float.hpp"
 #include "values/narrow_floats.hpp"
 
 #include <algorithm>
@@ -59,18 +60,6 @@ std::string integer_text(Int128 value) {
 
 
 static_assert(LDBL_MANT_DIG >= 53, "long double must hold every double exactly");
-
-float half_to_float(std::uint16_t h) {
-    const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-    const std::uint32_t exponent = (h >> 10) & 0x1fu;
-    const std::uint32_t mantissa = h & 0x3ffu;
-    if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
-    if (exponent == 0) {
-        const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-        return sign ? -magnitude : magnitude;
-    }
-    return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
-}
 
 // The nearest binary16 value (ties to even), as numpy's float->half cast rounds.
 float round_to_half(float value) {

@@ -35,7 +35,6 @@ struct Real {
     FloatKind kind = FloatKind::Double;
 };
 
-float half_to_float(std::uint16_t h);
 // The nearest binary16 value (ties to even), as numpy's float->half cast rounds.
 float round_to_half(float value);
 // The format of a float (or of a complex part) of `size` bytes; unprintable() otherwise.

@@ -6,12 +6,24 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
-#include "text/element_value.hpp"
-
 namespace tslice {
+
+// binary16 bits as the float they equal, exactly (every half is a float).
+inline float half_to_float(std::uint16_t h) {
+    const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+    const std::uint32_t exponent = (h >> 10) & 0x1fu;
+    const std::uint32_t mantissa = h & 0x3ffu;
+    if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+    if (exponent == 0) {
+        const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+        return sign ? -magnitude : magnitude;
+    }
+    return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
+}
 
 // `value` as binary16 bits: rounded to nearest even; past the largest finite half, infinity;
 // NaN stays NaN with its sign and its payload's top bits (a quiet bit where they are none).

@@ -24,12 +24,15 @@ namespace fs = std::filesystem;
 
 [[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
 
-// The whole file, or nullopt where it does not exist. `limit`: a larger file is an error.
-// `path` is shown as `shown` in messages.
-std::optional<std::vector<std::byte>> read_file(const std::string& path, const std::string& shown, std::uint64_t limit) {
+// Reads the whole file into `bytes` (resized to it): false where it does not exist. `limit`: a
+// larger file is an error. `path` is shown as `shown` in messages. A chunk's worker passes the
+// same buffer chunk after chunk, so that its memory is allocated, and its pages faulted in,
+// once per worker rather than once per chunk.
+bool read_file_into(std::vector<std::byte>& bytes, const std::string& path, const std::string& shown,
+                    std::uint64_t limit) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        if (errno == ENOENT) return std::nullopt;
+        if (errno == ENOENT) return false;
         fail("cannot open " + shown + ": " + std::strerror(errno));
     }
     struct Closer {
@@ -41,7 +44,7 @@ std::optional<std::vector<std::byte>> read_file(const std::string& path, const s
     if (!S_ISREG(info.st_mode)) fail(shown + " is not a regular file");
     if (static_cast<std::uint64_t>(info.st_size) > limit)
         fail(shown + " holds " + std::to_string(info.st_size) + " bytes, more than it can (" + std::to_string(limit) + ")");
-    std::vector<std::byte> bytes(static_cast<std::size_t>(info.st_size));
+    bytes.resize(static_cast<std::size_t>(info.st_size));
     std::size_t done = 0;
     while (done < bytes.size()) {
         const ssize_t got = ::pread(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
@@ -51,6 +54,13 @@ std::optional<std::vector<std::byte>> read_file(const std::string& path, const s
         done += static_cast<std::size_t>(got);
     }
     bytes.resize(done);
+    return true;
+}
+
+// The whole file, or nullopt where it does not exist (read_file_into).
+std::optional<std::vector<std::byte>> read_file(const std::string& path, const std::string& shown, std::uint64_t limit) {
+    std::vector<std::byte> bytes;
+    if (!read_file_into(bytes, path, shown, limit)) return std::nullopt;
     return bytes;
 }
 
@@ -184,7 +194,7 @@ public:
         WorkerPool pool(static_cast<unsigned>(std::clamp<std::int64_t>(total, 1, threads)));
         // Chunks go to the workers in order, so a worker's buffers are reused chunk after chunk.
         pool.run(static_cast<unsigned>(pool.size()), [&](unsigned part) {
-            std::vector<std::byte> decoded(chunk_bytes);
+            std::vector<std::byte> decoded(chunk_bytes), stored;
             std::pair<std::byte*, std::byte*> placed;
             for (std::int64_t n = part; n < total; n += pool.size()) {
                 std::vector<std::int64_t> grid(rank), origin(rank), from(rank), to(rank);
@@ -208,11 +218,10 @@ public:
                     placed = {dst + low, dst + high + static_cast<std::int64_t>(meta.dtype.itemsize)};
                 }
                 const fs::path path = dir / meta.chunk_key(grid);
-                const auto stored = read_file(path.string(), "the chunk " + inside(root_, path), stored_limit);
-                if (!stored) {
+                if (!read_file_into(stored, path.string(), "the chunk " + inside(root_, path), stored_limit)) {
                     fill_region(meta, box, from, to, dst);
                 } else {
-                    decode_zarr_chunk(meta.compressor, stored->data(), stored->size(), decoded.data(), chunk_bytes,
+                    decode_zarr_chunk(meta.compressor, stored.data(), stored.size(), decoded.data(), chunk_bytes,
                                       "the chunk " + inside(root_, path));
                     place(meta, decoded.data(), box, origin, from, to, dst);
                 }

@@ -65,16 +65,11 @@ struct Rows {
     // (numpy's loop for such rows is so unrolled). Each of its eight loads then walks the
     // input at one fixed distance (eight elements on, or, in rows of at most eight elements,
     // one row on), where the plain loop's one load jumps back at every row's end; that is most
-    // likely what lets the hardware's stride prefetchers follow it. Measured on Zen 4 (1 GiB inputs, rows of 1024
-    // elements, one thread, medians of 5 processes of 7 copies), on memory the process holds:
-    // float64 every 32nd 13.5 ms plain against 9.0 unrolled (numpy 8.3 to 8.8), every 16th
-    // 25.4 against 16.7, every 100th 5.3 against 4.5; float32 every 32nd 24.7 against 16.4,
-    // every 100th 10.3 against 8.8; int16 every 100th 19.2 against 17.0; uint8 and float32
-    // every 16th the same. On a file mapping whose pages the copy faults in itself it was
-    // slower: the tool's float32 `[:, :, ::100]` from a file 134 against 166 ms (user time 47
-    // against 80 ms), and a loop over a new mapping of a float64 file, every 100th, 140
-    // against 152 ms. Why was not measured (no hardware counters on that machine); so it
-    // runs only on resident input.
+    // likely what lets the hardware's stride prefetchers follow it. On memory the process
+    // holds it was as fast as the plain loop or faster; on a file mapping whose pages the
+    // copy faults in itself it was slower, why was not measured (no hardware counters on that
+    // machine); so it runs only on resident input (docs/performance-log.md: "Short rows in
+    // bands, and the unrolled loop on memory already held").
     template <std::size_t S>
     static void unrolled(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count,
                          std::int64_t) {
@@ -105,9 +100,7 @@ struct Rows {
     // Streamed: each register with a non-temporal store, `dst` 64-byte aligned and the row's
     // bytes a multiple of 64 (Sink::put_row). Streaming straight from the kernel, rather than
     // from the stage the streamed output otherwise goes through, saves a store and a load of
-    // every register. 1 GiB float32 on Zen 4 (AVX-512), one thread: [::-1, ::-1, ::-1] 44.5 to
-    // 47.0 ms through the stage, 38.4 to 39.4 so (4 processes each); [:, :, ::-1] 38.4 to 40.9
-    // and 37.0 to 40.1; without prefetching, 120 and 65 ms.
+    // every register (docs/performance-log.md: "A reversed row streams its own stores").
     template <std::size_t S, bool Streamed = false>
     static void reversed(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count,
                          std::int64_t) {
@@ -283,13 +276,9 @@ struct Rows {
             // The stepped kernel reads every byte of the row and costs about the same per
             // register whatever it holds; the plain loop costs per element. So the stepped
             // kernel wins up to some step, which each set's adapter says (stepped_most_bytes),
-            // from timings on 1 GiB inputs of rows of 1024 elements, steps of 2 to 12
-            // elements (most of them) both ways, on an AMD EPYC (Zen 4) with each set forced
-            // (TSLICE_KERNEL): AVX-512 uint8 every 8th 41 ms shuffled against 44 plain, every
-            // 12th 48 against 41;
-            // int16 every 5th 40 against 43, every 6th 40 against 39; float32 every 3rd 40
-            // against 43, every 4th backwards 38 against 35; float64 every 2nd backwards 44
-            // against 39. The bench's table of copy choices times the other kernel on any CPU.
+            // from timings of both kernels with each set forced (TSLICE_KERNEL; in
+            // docs/performance-log.md). The bench's table of copy choices times the other
+            // kernel on any CPU.
             const SteppedChoice choice = stepped_choice();
             const bool plain_is_faster = choice == SteppedChoice::Chosen ? step > Isa::template stepped_most_bytes<S>()
                                                                          : choice == SteppedChoice::Never;

@@ -31,8 +31,8 @@ struct Tiles {
     // so they cannot stay in the cache while the band's rows are written), and the buffer is
     // written out row by row, a run of the block's elements per row. The line a few bands
     // down each column is prefetched: a hundred streams are more than the hardware follows.
-    // Measured on a 16384 x 16384 float32 transpose: 4x faster than row by row, still about
-    // 6x slower than memcpy (every line of a band is on its own page).
+    // Still slower than memcpy: every line of a band is on its own page (the figures are in
+    // docs/performance-log.md).
     static constexpr std::int64_t kTileColumns = 128;
     static constexpr std::int64_t kTileBandsAhead = 4;
 

@@ -3,7 +3,8 @@
 // the inflater (hostile archives byte by byte), the JSON reader, Python's text rules, the write
 // stage's sizes and the order of its chunks, the input's paging and the probe of its folios, a
 // gather's reads of whole rows, its scattered reads and the choice between them, the moving of
-// a file's bytes into an output by splice, and the output's own descriptor.
+// a file's bytes into an output by splice, the output's own descriptor, and the statistics'
+// vector loops (against the plain loop).
 // This header is the one place tests name them; the tests' include path (tests/CMakeLists.txt)
 // is the only one that has lib/src.
 #pragma once
@@ -21,6 +22,7 @@
 #include "text/python_text.hpp"
 #include "read/row_reads.hpp"
 #include "read/scattered_gather.hpp"
+#include "values/stats_kernels.hpp"
 #include "write/write_sizes.hpp"
 #include "source/zip.hpp"
 #include "write/zip_members.hpp"

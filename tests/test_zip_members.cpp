@@ -86,3 +86,35 @@ TEST_CASE("zip64 fields: a member of 4 GiB or more, an offset past 4 GiB, 65535 
     CHECK(end.find(std::string("PK\x06\x06", 4)) != std::string::npos);
     CHECK(get_le(end, end.size() - 22 + 10, 2) == 0xFFFF);
 }
+
+TEST_CASE("npz_prefix and npz_suffix frame a one-member archive as the several-member framing does") {
+    // Sizes around the zip64 limits: the member's own (4 GiB - 1) and the directory's offset.
+    const std::uint64_t sizes[] = {0, 33, 0xFFFFFFFEull - 100, 0xFFFFFFFEull, 0xFFFFFFFFull, std::uint64_t{5} << 30};
+    for (const std::string name : {std::string("arr_0.npy"), std::string("\xC3\xA9t\xC3\xA9.npy")}) {
+        for (const std::uint64_t size : sizes) {
+            CAPTURE(size);
+            zip::MemberFrame frame;
+            frame.name = name;
+            frame.descriptor = true;
+            frame.crc32 = 0x89ABCDEF;
+            frame.size = frame.stored_size = size;
+            const std::string header = zip::local_header(frame), descriptor = zip::data_descriptor(frame);
+            CHECK(npz_prefix(name, size) == header);
+            CHECK(npz_suffix(name, size, frame.crc32) ==
+                  descriptor + zip::directory({frame}, header.size() + size + descriptor.size()));
+        }
+    }
+}
+
+TEST_CASE("an end record past 4 GiB keeps the counts that fit, as Python's zipfile writes them") {
+    zip::MemberFrame frame;
+    frame.name = "a.npy";
+    frame.size = frame.stored_size = std::uint64_t{5} << 30;
+    const std::string end = zip::directory({frame}, frame.size + 100);
+    CHECK(end.find(std::string("PK\x06\x06", 4)) != std::string::npos);
+    const std::size_t record = end.size() - 22;
+    CHECK(get_le(end, record + 8, 2) == 1);
+    CHECK(get_le(end, record + 10, 2) == 1);
+    CHECK(get_le(end, record + 12, 4) == end.find(std::string("PK\x06\x06", 4)));
+    CHECK(get_le(end, record + 16, 4) == 0xFFFFFFFF);
+}

@@ -25,10 +25,8 @@ Half the cases run from a fixed seed, half from a fresh one; both are printed.
 import fnmatch
 import os
 import random
-import shutil
 import subprocess
 import sys
-import tempfile
 import zipfile
 
 import numpy as np
@@ -247,23 +245,8 @@ def check_case(tslice, seed, index, directory):
 
 def main():
     tslice, cases, seeds = harness.tslice_cases_seed_args(__doc__, 200, FIXED_SEED)
-    failures = 0
-    for seed in seeds:
-        for index in range(cases // len(seeds)):
-            directory = tempfile.mkdtemp(prefix="tslice-checkpoint-")
-            try:
-                problem = check_case(tslice, seed, index, directory)
-            except Exception as error:  # a crash of the check is a failure too, with its case
-                problem = f"{type(error).__name__}: {error}"
-            finally:
-                shutil.rmtree(directory, ignore_errors=True)
-            if problem:
-                failures += 1
-                if failures <= 10:
-                    print(f"FAIL seed {seed} case {index}: {problem}", flush=True)
-    total = cases // len(seeds) * len(seeds)
-    print(f"{total - failures} passed, {failures} failed")
-    return 1 if failures else 0
+    return harness.run_cases(seeds, cases, lambda seed, index, directory: check_case(tslice, seed, index, directory),
+                             "tslice-checkpoint-")
 
 
 if __name__ == "__main__":

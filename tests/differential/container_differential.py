@@ -22,10 +22,8 @@ import io
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
@@ -221,24 +219,9 @@ def describe(case):
 
 def main():
     tslice, cases, seeds = harness.tslice_cases_seed_args(__doc__, 400, FIXED_SEED)
-    failures = 0
-    for seed in seeds:
-        for index in range(cases // len(seeds)):
-            case = make_case(seed, index)
-            directory = tempfile.mkdtemp(prefix="tslice-container-")
-            try:
-                problem = check_case(tslice, case, directory)
-            except Exception as error:  # a crash of the check is a failure too, with its case
-                problem = f"{type(error).__name__}: {error}"
-            finally:
-                shutil.rmtree(directory, ignore_errors=True)
-            if problem:
-                failures += 1
-                if failures <= 10:
-                    print(f"FAIL seed {seed} case {index}: {describe(case)}\n    {problem}", flush=True)
-    total = cases // len(seeds) * len(seeds)
-    print(f"{total - failures} passed, {failures} failed")
-    return 1 if failures else 0
+    return harness.run_cases(seeds, cases,
+                             lambda seed, index, directory: check_case(tslice, make_case(seed, index), directory),
+                             "tslice-container-", describe=lambda seed, index: describe(make_case(seed, index)))
 
 
 if __name__ == "__main__":

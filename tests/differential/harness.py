@@ -13,6 +13,7 @@ import random
 import shutil
 import subprocess
 import sys
+import tempfile
 
 # ------------------------------------------------------------------------------ seeds
 
@@ -60,6 +61,29 @@ def seed_list(fixed, given, fresh_stop=2**31):
     seeds = list(given) if given else [fixed, fresh_seed(fresh_stop)]
     print("seeds: " + ", ".join(str(s) for s in seeds) + " (replay one with --seed N)", flush=True)
     return seeds
+
+
+def random_index_expr(r, shape, bound, steps):
+    """A random numpy index expression for `shape`, from the random.Random `r`: over a random
+    number of leading axes, each a slice (starts and stops within +-`bound`, a step drawn from
+    `steps`, "" for none), an integer, a list of integers, or a new axis ("None", sometimes
+    before one of the others); "..." alone for a scalar and now and then otherwise."""
+    if not shape or r.random() < 0.1:
+        return "..."
+    items = []
+    for dim in shape[: r.randrange(1, len(shape) + 1)]:
+        kind = r.random()
+        if kind < 0.1:
+            items.append("None")
+        if kind < 0.25 and dim > 0:
+            items.append(str(r.randrange(-dim, dim)))
+        elif kind < 0.35 and dim > 0:
+            items.append("[" + ", ".join(str(r.randrange(-dim, dim)) for _ in range(r.randrange(1, 4))) + "]")
+        else:
+            parts = [r.choice(["", str(r.randrange(-bound, bound + 1))]) for _ in range(2)]
+            step = r.choice(steps)
+            items.append(":".join(parts + ([step] if step else [])))
+    return "[" + ", ".join(items) + "]"
 
 
 def nested(values, shape):
@@ -126,6 +150,35 @@ def run_parallel(function, jobs, workers):
     (an exception in one is raised here, when its turn comes)."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         yield from pool.map(function, jobs)
+
+
+def run_cases(seeds, cases, check, prefix, describe=None, workers=1):
+    """Runs `cases` cases shared among `seeds`: check(seed, index, directory) for each, in a new
+    temporary directory (named from `prefix`, removed after), on `workers` threads. A check
+    returns None or what is wrong; an exception it raises is a failure too, with its case. The
+    first ten failures are printed with their seed and case (and describe(seed, index)), then
+    the summary; returns the exit status."""
+    tally = Tally()
+    for seed in seeds:
+        def one(index):
+            directory = tempfile.mkdtemp(prefix=prefix)
+            try:
+                return check(seed, index, directory)
+            except Exception as error:  # noqa: BLE001
+                return f"{type(error).__name__}: {error}"
+            finally:
+                shutil.rmtree(directory, ignore_errors=True)
+
+        indices = range(cases // len(seeds))
+        results = map(one, indices) if workers == 1 else run_parallel(one, indices, workers)
+        for index, problem in zip(indices, results):
+            tally.count(problem)
+            if problem and tally.failed <= 10:
+                if describe is None:
+                    print(f"FAIL seed {seed} case {index}: {problem}", flush=True)
+                else:
+                    print(f"FAIL seed {seed} case {index}: {describe(seed, index)}\n    {problem}", flush=True)
+    return tally.finish()
 
 
 def run_guarded(check, describe):

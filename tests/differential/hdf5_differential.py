@@ -8,10 +8,8 @@ that tslice exits 0 or 1 with a message, never crashes or hangs."""
 
 import os
 import random
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import h5py
 import numpy as np
@@ -19,6 +17,7 @@ import numpy as np
 import harness
 
 FIXED_SEED = 5
+EXPR_STEPS = ["", "", "1", "-1", "2", "-2", "3", "-4"]
 
 DTYPES = ["<f4", ">f4", "<f8", ">f8", "<f2", "<i1", "|u1", "<i2", ">i2", "<i4", ">u4", "<i8", ">u8", "|b1",
           "<c8", ">c16", "|S4",
@@ -48,25 +47,6 @@ def random_values(r, dtype, shape):
                     dtype=dt).reshape(shape)
 
 
-def random_expr(r, shape):
-    if not shape or r.random() < 0.1:
-        return "..."
-    items = []
-    for dim in shape[: r.randrange(1, len(shape) + 1)]:
-        kind = r.random()
-        if kind < 0.1:
-            items.append("None")
-        if kind < 0.25 and dim > 0:
-            items.append(str(r.randrange(-dim, dim)))
-        elif kind < 0.35 and dim > 0:
-            items.append("[" + ", ".join(str(r.randrange(-dim, dim)) for _ in range(r.randrange(1, 4))) + "]")
-        else:
-            parts = [r.choice(["", str(r.randrange(-9, 10))]) for _ in range(2)]
-            step = r.choice(["", "", "1", "-1", "2", "-2", "3", "-4"])
-            items.append(":".join(parts + ([step] if step else [])))
-    return "[" + ", ".join(items) + "]"
-
-
 def make_case(seed, index):
     r = random.Random(seed * 100019 + index)
     rank = r.choice([0, 1, 1, 2, 2, 3, 3, 4])
@@ -74,7 +54,7 @@ def make_case(seed, index):
     layout = r.choice(["contiguous", "chunked", "gzip", "gzip+shuffle", "fletcher32", "compact"]) if rank else "contiguous"
     chunks = tuple(r.randrange(1, d + 2) for d in shape) if shape else None
     return dict(shape=shape, dtype=r.choice(DTYPES), layout=layout, chunks=chunks,
-                path=r.choice(["d", "g/d", "g/h/deep/d"]), expr=random_expr(r, shape), data_seed=r.randrange(2**32))
+                path=r.choice(["d", "g/d", "g/h/deep/d"]), expr=harness.random_index_expr(r, shape, 9, EXPR_STEPS), data_seed=r.randrange(2**32))
 
 
 def write_file(case, path):
@@ -172,28 +152,13 @@ def damaged_case(tslice, seed, directory):
 
 def main():
     tslice, cases, seeds = harness.tslice_cases_seed_args(__doc__, 300, FIXED_SEED)
-    failures = 0
-    total = 0
-    for seed in seeds:
-        def one(index):
-            directory = tempfile.mkdtemp(prefix="tslice-hdf5-")
-            try:
-                if index % 10 == 9:
-                    return index, damaged_case(tslice, seed * 1000 + index, directory)
-                return index, check_case(tslice, make_case(seed, index), directory)
-            except Exception as error:  # noqa: BLE001
-                return index, f"{type(error).__name__}: {error}"
-            finally:
-                shutil.rmtree(directory, ignore_errors=True)
 
-        for index, problem in harness.run_parallel(one, range(cases // len(seeds)), 2):
-            total += 1
-            if problem:
-                failures += 1
-                if failures <= 10:
-                    print(f"FAIL seed {seed} case {index}: {make_case(seed, index)}\n    {problem}", flush=True)
-    print(f"{total - failures} passed, {failures} failed")
-    return 1 if failures else 0
+    def check(seed, index, directory):
+        if index % 10 == 9:
+            return damaged_case(tslice, seed * 1000 + index, directory)
+        return check_case(tslice, make_case(seed, index), directory)
+
+    return harness.run_cases(seeds, cases, check, "tslice-hdf5-", describe=make_case, workers=2)
 
 
 if __name__ == "__main__":

@@ -9,10 +9,8 @@ Corrupt stores check that tslice exits 1 with a message, never crashes."""
 
 import os
 import random
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 
 import numpy as np
@@ -28,6 +26,7 @@ import zarr
 import harness
 
 FIXED_SEED = 33
+EXPR_STEPS = ["", "", "1", "-1", "2", "-2", "3", "-5"]
 WARNINGS_LOCK = threading.Lock()
 
 DTYPES = ["<f4", ">f8", "<f2", "<i2", ">i4", "<u8", "|u1", "|i1", "|b1", "<c8", ">c16", "|S5", "<U3",
@@ -86,25 +85,6 @@ def random_fill(r, dtype):
     return r.choice([0, 7, None])
 
 
-def random_expr(r, shape):
-    if not shape or r.random() < 0.1:
-        return "..."
-    items = []
-    for dim in shape[: r.randrange(1, len(shape) + 1)]:
-        kind = r.random()
-        if kind < 0.1:
-            items.append("None")
-        if kind < 0.25 and dim > 0:
-            items.append(str(r.randrange(-dim, dim)))
-        elif kind < 0.35 and dim > 0:
-            items.append("[" + ", ".join(str(r.randrange(-dim, dim)) for _ in range(r.randrange(1, 4))) + "]")
-        else:
-            parts = [r.choice(["", str(r.randrange(-8, 9))]) for _ in range(2)]
-            step = r.choice(["", "", "1", "-1", "2", "-2", "3", "-5"])
-            items.append(":".join(parts + ([step] if step else [])))
-    return "[" + ", ".join(items) + "]"
-
-
 def make_case(seed, index):
     r = random.Random(seed * 100003 + index)
     rank = r.choice([0, 1, 1, 2, 2, 3, 3, 4])
@@ -114,7 +94,7 @@ def make_case(seed, index):
     return dict(shape=shape, chunks=chunks, dtype=dtype, compressor=random_compressor(r),
                 order=r.choice("CF"), separator=r.choice("./"), fill=random_fill(r, dtype),
                 group=r.choice([None, "a", "g/h/arr"]), missing=r.random() < 0.4,
-                expr=random_expr(r, shape), data_seed=r.randrange(2**32), zarr_out=r.random() < 0.3)
+                expr=harness.random_index_expr(r, shape, 8, EXPR_STEPS), data_seed=r.randrange(2**32), zarr_out=r.random() < 0.3)
 
 
 def write_store(case, path):
@@ -254,29 +234,13 @@ def corrupt_case(tslice, seed, directory):
 
 def main():
     tslice, cases, seeds = harness.tslice_cases_seed_args(__doc__, 300, FIXED_SEED)
-    failures = 0
-    total = 0
-    for seed in seeds:
-        def one(index):
-            directory = tempfile.mkdtemp(prefix="tslice-zarr-")
-            try:
-                if index % 10 == 9:
-                    return index, corrupt_case(tslice, seed * 1000 + index, directory)
-                return index, check_case(tslice, make_case(seed, index), directory)
-            except Exception as error:  # noqa: BLE001
-                return index, f"{type(error).__name__}: {error}"
-            finally:
-                shutil.rmtree(directory, ignore_errors=True)
 
-        for index, problem in harness.run_parallel(one, range(cases // len(seeds)), 2):
-            total += 1
-            if problem:
-                failures += 1
-                if failures <= 10:
-                    case = make_case(seed, index)
-                    print(f"FAIL seed {seed} case {index}: {case}\n    {problem}", flush=True)
-    print(f"{total - failures} passed, {failures} failed")
-    return 1 if failures else 0
+    def check(seed, index, directory):
+        if index % 10 == 9:
+            return corrupt_case(tslice, seed * 1000 + index, directory)
+        return check_case(tslice, make_case(seed, index), directory)
+
+    return harness.run_cases(seeds, cases, check, "tslice-zarr-", describe=make_case, workers=2)
 
 
 if __name__ == "__main__":

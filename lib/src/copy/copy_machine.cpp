@@ -1,4 +1,6 @@
-// The copy's machine-dependent choices (see copy_machine.hpp), and why.
+// The copy's machine-dependent choices (see copy_machine.hpp), and why. What each choice
+// gained, and on which CPUs, is in docs/performance-log.md ("Copy choices that follow the
+// machine"), where it can be measured again.
 //
 // Streaming threshold. A copy reads at least as many bytes as it writes, so a result of more
 // than half the cache a thread can count on cannot stay in it together with its input: its
@@ -8,26 +10,19 @@
 // copies, as tslice's worker pool does, each gets about that much. Each copy_view call
 // decides for itself, and a pool of N threads splits a result into N calls, so the rule asks
 // the same of the whole result: stream when it outgrows half the share of the threads that
-// copy it. Measured: on a 16-core Intel Xeon whose 300 MiB L3 is shared by all 16 CPUs, a
-// 97.7 MiB gather of 1 KiB rows on one thread took 25.3 ms with cached stores and 14.0
-// streamed, where the earlier rule (half the whole cache, 150 MiB) did not stream; on the
-// development machine (a 32 MiB L3 per pair of CPUs) and on a 2-core AMD EPYC with AVX2
-// only (32 MiB), the same gather streamed was 1.3x faster than cached. At least 4 MiB,
-// above the writer's 1 MiB chunks, which are read back right away and should stay cached.
+// copy it. The earlier rule, half the whole cache, left a gather of a third of a large
+// shared cache unstreamed, and streaming it was faster on each of the three CPUs measured.
+// At least 4 MiB, above the writer's 1 MiB chunks, which are read back right away and should
+// stay cached.
 //
 // Contiguous runs. glibc's memcpy streams large copies itself, from its "non-temporal
 // threshold" on, in a loop that copies 2 or 4 pages at a time, a line of each in turn, with
-// prefetches; tslice's own streaming loop goes straight through. Measured on one 1016 MiB
-// run (`[1:-1]` of a 1 GiB float32), one thread: on the 16-core Xeon glibc's loop 110 ms
-// against tslice's 120 (and numpy's np.copyto there, glibc 2.39: 99.5 to 106 ms as glibc
-// chooses, streaming; 158 to 175 with streaming turned off through GLIBC_TUNABLES); on the 2-core AMD EPYC with AVX2 only memcpy 118 against 138; on the
-// development machine (AMD EPYC, Zen 4, AVX-512) the reverse, tslice's 37 against memcpy's 50,
-// although glibc 2.36 streams there too (its threshold there is 240 MiB: glibc's memcpy took
-// 250 to 280 ms with it and 375 with streaming turned off through GLIBC_TUNABLES, tslice's
-// loop 200, on a loaded machine). So a run that glibc streams goes to memcpy, except on AMD
-// CPUs of family 0x19 or later with AVX-512 (Zen 4 and later), the one kind measured the
-// other way; a run glibc would not stream (its threshold unknown, or above the run) keeps
-// tslice's loop, which beat cached stores everywhere it was measured.
+// prefetches; tslice's own streaming loop goes straight through. On an Intel Xeon and on an
+// AMD EPYC with AVX2 only, glibc's loop was the faster on one long run; on AMD Zen 4 with
+// AVX-512 tslice's was, although glibc streams there too. So a run that glibc streams goes
+// to memcpy, except on AMD CPUs of family 0x19 or later with AVX-512 (Zen 4 and later), the
+// one kind measured the other way; a run glibc would not stream (its threshold unknown, or
+// above the run) keeps tslice's loop, which beat cached stores everywhere it was measured.
 #include "copy/copy_machine.hpp"
 
 #include <unistd.h>
@@ -104,9 +99,8 @@ std::optional<std::size_t> glibc_non_temporal_threshold(const GlibcFacts& facts)
         // From 2.38 glibc takes a fraction of the whole L3 (a quarter, or as much as a half on
         // some Intel models), plus the L2 where the L3 does not hold it, but never less than
         // three quarters of a thread's share: at most three quarters of L3 and L2 together,
-        // which is what tslice takes (runs that long are streamed by glibc for certain). On
-        // the 16-core Xeon glibc 2.39 printed 151 MiB (`ld.so --list-tunables`) where this
-        // gives 226.5 MiB.
+        // which is what tslice takes (runs that long are streamed by glibc for certain; the
+        // bound lies above glibc's own figure on the Xeon of the performance log).
         if (facts.l3_bytes <= 0) return std::nullopt;
         return static_cast<std::size_t>(facts.l3_bytes + std::max(facts.l2_bytes, 0L)) * 3 / 4;
     }

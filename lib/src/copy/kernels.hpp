@@ -63,7 +63,7 @@ struct KernelSet {
     // Fills `kernel` for rows of `length` elements `stride` bytes apart, of `itemsize` bytes.
     // `resident`: whether the input's pages are all mapped before the copy reads them
     // (memory the process holds), rather than faulted in by the copy's own reads (a file
-    // mapping). The plain loop's choice depends on it (kernels_body.hpp).
+    // mapping). The plain loop's choice depends on it (kernels_rows.hpp).
     void (*prepare_row)(RowKernel& kernel, std::int64_t stride, std::size_t itemsize, std::int64_t length,
                         bool resident);
     // Null for a set without 2-D kernels (the scalar set: its rows are the reference).

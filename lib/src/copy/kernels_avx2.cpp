@@ -39,7 +39,7 @@ struct Avx2 {
     }
 
     // The longest step, in bytes, that the stepped kernel takes for S-byte elements: where it
-    // beat the plain loop (see prepare_sized in kernels_body.hpp). 0: never.
+    // beat the plain loop (see prepare_sized in kernels_rows.hpp). 0: never.
     // Bytes stop at every 5th, as in the SSE4.2 set: these limits were first timed on Zen 4
     // with this set forced, where every 7th byte still gained, but the CPUs that run this set
     // by default have no AVX-512, and on one of them (a 2-core AMD EPYC with AVX2 only) every

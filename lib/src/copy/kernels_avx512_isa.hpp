@@ -52,7 +52,7 @@ struct Avx512 {
     }
 
     // The longest step, in bytes, that the stepped kernel takes for S-byte elements: where it
-    // beat the plain loop (see prepare_sized in kernels_body.hpp). 0: never.
+    // beat the plain loop (see prepare_sized in kernels_rows.hpp). 0: never.
     // With VBMI a register of bytes is one permute and one store, not four lane stores: uint8
     // every 12th 39.6 ms shuffled against 40.6 plain (8th: 34.0 against 43.5; 14th: 38.1
     // against 36.6), where without VBMI every 8th was the last step to gain.

@@ -33,7 +33,7 @@ struct Sse42 {
     }
 
     // The longest step, in bytes, that the stepped kernel takes for S-byte elements: where it
-    // beat the plain loop (see prepare_sized in kernels_body.hpp). 0: never.
+    // beat the plain loop (see prepare_sized in kernels_rows.hpp). 0: never.
     template <std::size_t S>
     static constexpr std::int64_t stepped_most_bytes() {
         return S == 1 ? 5 : S == 2 ? 6 : 0;

@@ -1,4 +1,5 @@
-// Zip framing for archives of several members (zip_members.hpp).
+// Zip framing for archives of one member or several (zip_members.hpp); npz_prefix and
+// npz_suffix frame a one-member archive with it too.
 #include "write/zip_members.hpp"
 
 #include <algorithm>
@@ -115,10 +116,12 @@ std::string directory(const std::vector<MemberFrame>& members, std::uint64_t dir
     put(out, 0x06054b50, 4);
     put(out, 0, 2);
     put(out, 0, 2);
-    put(out, zip64_end ? 0xFFFF : count, 2);
-    put(out, zip64_end ? 0xFFFF : count, 2);
-    put(out, zip64_end ? k32 : directory_size, 4);
-    put(out, zip64_end ? k32 : directory_offset, 4);
+    // A field too large for its place holds the placeholder (all ones) and the zip64 end
+    // record has its value; one that fits holds its value, as Python's zipfile writes it.
+    put(out, std::min<std::uint64_t>(count, 0xFFFF), 2);
+    put(out, std::min<std::uint64_t>(count, 0xFFFF), 2);
+    put(out, std::min(directory_size, k32), 4);
+    put(out, std::min(directory_offset, k32), 4);
     put(out, 0, 2);  // comment
     return out;
 }

@@ -1,95 +1,29 @@
-// The whole run from a file to a file, stage after stage: read, parse (done by the caller),
-// plan, view, copy and write; and the framing of each output format.
-#include "tslice/slice.hpp"
+// The whole run from a file to a file: the shared preparation (prepare.hpp: open, choose,
+// plan), then the checks an output needs, then the view, copy and write of each result.
+#include "tslice/run.hpp"
 
 #include <sys/stat.h>
 
 #include <algorithm>
 
-#include "write/container_write.hpp"
-#include "text/python_text.hpp"
 #include "tslice/convert.hpp"
-#include "write/write_into.hpp"
 #include "tslice/error.hpp"
-#include "tslice/gguf.hpp"
 #include "tslice/npy.hpp"
-#include "tslice/reach.hpp"
+#include "tslice/prepare.hpp"
 #include "tslice/source.hpp"
-#include "tslice/steps.hpp"
+#include "write/container_write.hpp"
+#include "write/write_into.hpp"
 
 namespace tslice {
 
-OutputFormat output_format_for(const std::string& path, const std::optional<std::string>& given) {
-    const std::string format = given.value_or("");
-    const auto ends_with = [&](const std::string& suffix) {
-        return path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-    };
-    if (format == "json" || (format.empty() && ends_with(".json"))) return OutputFormat::Json;
-    if (format == "csv" || (format.empty() && ends_with(".csv"))) return OutputFormat::Csv;
-    if (format == "npz" || (format.empty() && ends_with(".npz"))) return OutputFormat::Npz;
-    if (format == "safetensors" || (format.empty() && ends_with(".safetensors"))) return OutputFormat::Safetensors;
-    if (format == "zarr" || (format.empty() && (ends_with(".zarr") || ends_with(".zarr/")))) return OutputFormat::Zarr;
-    return OutputFormat::Npy;
-}
-
-OutputFraming output_framing(OutputFormat format, const ElementType& type, const std::vector<std::int64_t>& shape,
-                             const std::string& name, const std::string& metadata) {
-    // A member name flagged UTF-8 that is not (a name read from a zip directory as it was)
-    // makes an .npz that Python's zipfile cannot open; a safetensors header must be UTF-8 too.
-    if (format == OutputFormat::Npz && name.find('\0') != std::string::npos)
-        throw Error(ErrorKind::Usage, "the array's name " + quoted_name(name) +
-                                          " holds a NUL byte, where Python's zipfile would end an .npz member's name; "
-                                          "write a .npy or a .safetensors instead");
-    if (format != OutputFormat::Npy && !valid_utf8(name))
-        throw Error(ErrorKind::Usage,
-                    "the array's name " + quoted_name(name) + " is not valid UTF-8, which " +
-                        (format == OutputFormat::Npz ? "an .npz member's name" : "a safetensors tensor's name") +
-                        " must be (Python's zipfile and safetensors could not read it); write a .npy instead");
-    std::uint64_t data_bytes = type.dtype.file_itemsize();
-    for (const auto dim : shape) data_bytes *= static_cast<std::uint64_t>(dim);  // checked by the planner
-    if (format == OutputFormat::Safetensors) {
-        const std::optional<std::string> dtype = safetensors_name(type);
-        if (!dtype)
-            throw Error(ErrorKind::Usage,
-                                "safetensors has no dtype for " + type.name() +
-                                    " (it holds booleans, integers, floats and complex64: BOOL, U8-U64, I8-I64, F16, "
-                                    "BF16, F32, F64, F8_E4M3, F8_E5M2, F8_E8M0, C64); write a .npy or .npz instead");
-        return {safetensors_prefix(name, *dtype, shape, data_bytes, metadata), 0, {}};
-    }
-    if (!type.safetensors_only.empty())
-        throw Error(ErrorKind::Usage,
-                            "numpy has no dtype for " + type.name() + ", so it cannot be written to a " +
-                                (format == OutputFormat::Npz ? ".npz" : ".npy") +
-                                "; write it with --format safetensors (or -o NAME.safetensors)");
-    const std::string header = make_npy_header(type.dtype, shape);
-    if (format == OutputFormat::Npy) return {header, 0, {}};
-    const std::string member = name + ".npy";
-    const std::uint64_t member_size = header.size() + data_bytes;
-    const std::string prefix = npz_prefix(member, member_size);
-    return {prefix + header, prefix.size(), [member, member_size](std::uint32_t crc) {
-                return npz_suffix(member, member_size, crc);
-            }};
-}
-
-ElementType converted_type(const ElementType& type, const std::optional<ElementType>& astype,
-                           std::optional<OutputFormat> format) {
-    if (!astype) return type;
-    ElementType target = *astype;
-    if (format == OutputFormat::Safetensors && target.safetensors_only.empty() && target.dtype.byte_order == '>')
-        target.dtype = parse_dtype_descr("'<" + target.dtype.type_string.substr(1) + "'");
-    const Conversion check(type, target);  // says which of the two does not convert
-    (void)check;
-    return target;
-}
-
 namespace {
 
-// One array chosen, planned: what its result is and its name in a container.
+// One prepared array as it is written: its type and its name in a container.
 struct Planned {
-    const ArrayInFile* array = nullptr;
-    Pipeline pipeline;
+    std::size_t index = 0;  // in Prepared::planned()
     ElementType source_type;  // the result's type as sliced
     ElementType type;         // as written: --astype's, or source_type
+    std::vector<std::int64_t> shape;
     std::string name;
 
     bool converts() const { return !(type == source_type); }
@@ -106,7 +40,7 @@ bool same_file(const std::string& a, const std::string& b) {
 
 // The options a result is written with: safetensors is little-endian, so a big-endian .npy's
 // elements are turned around; a selection of fields is packed.
-WriteOptions options_for(const SliceRequest& request, OutputFormat format, const ElementType& type) {
+WriteOptions options_for(const RunRequest& request, OutputFormat format, const ElementType& type) {
     WriteOptions options = request.write;
     options.swap_bytes = format == OutputFormat::Safetensors && type.dtype.byte_order == '>' && type.itemsize() > 1;
     if (type.dtype.kind == 'c') options.swap_unit = type.itemsize() / 2;  // C64: two float32s
@@ -116,7 +50,7 @@ WriteOptions options_for(const SliceRequest& request, OutputFormat format, const
 
 std::uint64_t result_bytes(const Planned& planned) {
     std::uint64_t bytes = planned.type.dtype.file_itemsize();
-    for (const auto dim : planned.pipeline.output_shape()) bytes *= static_cast<std::uint64_t>(dim);
+    for (const auto dim : planned.shape) bytes *= static_cast<std::uint64_t>(dim);
     return bytes;
 }
 
@@ -124,38 +58,28 @@ std::uint64_t result_bytes(const Planned& planned) {
 // none) that they do not replace, in the order the output holds them: an existing container's
 // arrays where they were (a safetensors file's by where their data is), each replaced by the
 // result of its name, then the results that replace none.
-std::vector<ContainerEntry> container_entries(const SliceRequest& request, OutputFormat format,
-                                              const InputBytes& input, const std::vector<Planned>& results,
+std::vector<ContainerEntry> container_entries(const RunRequest& request, OutputFormat format,
+                                              const Prepared& prepared, const std::vector<Planned>& results,
                                               const InputBytes* existing, const std::vector<ArrayInFile>& kept) {
     const bool npz = format == OutputFormat::Npz;
     const auto result_entry = [&](const Planned& planned) {
         ContainerEntry entry;
         entry.name = npz ? planned.name + ".npy" : planned.name;
-        entry.shape = planned.pipeline.output_shape();
+        entry.shape = planned.shape;
         entry.data_bytes = result_bytes(planned);
         if (npz)
             entry.npy_header = make_npy_header(planned.type.dtype, entry.shape);
         else
             entry.dtype = *safetensors_name(planned.type);
         const WriteOptions options = options_for(request, format, planned.type);
-        entry.write = [&input, &planned, options, path = request.input](OutputFile& output, const OutputFraming& framing) {
-            const ArrayInFile& array = *planned.array;
-            const ArrayData data = [&] {
-                try {
-                    return ArrayData::open(input, array, array_what(array), [&] {
-                        return reached_box(planned.pipeline, array.type.itemsize());
-                    });
-                } catch (const Error& error) {
-                    throw error_about_file(error, path);
-                }
-            }();
-            const Result result = apply_pipeline(planned.pipeline, data.data(), data.view());
-            const InputPages pages = result.data == data.data() ? data.pages() : InputPages{};
+        entry.write = [&prepared, &planned, options](OutputFile& output, const OutputFraming& framing) {
+            const ViewedArray viewed = prepared.view(planned.index);
+            const Result& result = viewed.result;
             if (planned.converts())
-                write_view_converted_into(output, framing, result.data, result.view, pages, options,
+                write_view_converted_into(output, framing, result.data, result.view, viewed.pages(), options,
                                           Conversion(planned.source_type, planned.type));
             else
-                write_view_into(output, framing, result.data, result.view, pages, options, false);
+                write_view_into(output, framing, result.data, result.view, viewed.pages(), options, false);
         };
         return entry;
     };
@@ -181,7 +105,7 @@ std::vector<ContainerEntry> container_entries(const SliceRequest& request, Outpu
                 throw error_about_file(
                     Error(ErrorKind::Input, "--update keeps every other member as it is, and the .npz member '" +
                                                 array->member + "' cannot be copied: " + array->error),
-                    existing == &input ? request.input : request.output);
+                    existing == &prepared.input() ? request.input : request.output);
             entry.name = array->member;
             entry.member = array->member_bytes;
         } else {
@@ -200,21 +124,13 @@ std::vector<ContainerEntry> container_entries(const SliceRequest& request, Outpu
 
 }  // namespace
 
-void slice_file(const SliceRequest& request) {
-    // Errors of the input name it.
-    const auto reading = [&](auto step) -> decltype(step()) {
-        try {
-            return step();
-        } catch (const Error& error) {
-            throw error_about_file(error, request.input);
-        }
-    };
-    const InputBytes input = reading([&] { return InputBytes::open(request.input); });
-    std::vector<ArrayInFile> arrays = reading([&] { return list_arrays(input); });
+void run(const RunRequest& request) {
+    Prepared prepared = Prepared::open(request.input);
     // A conversion reads a quantized GGUF tensor as the floats its blocks decode to.
-    if (request.astype)
-        for (ArrayInFile& array : arrays) array = dequantized(array);
-    const std::vector<const ArrayInFile*> chosen = reading([&] { return select_arrays(arrays, request.keys); });
+    prepared.choose(request.keys, request.astype.has_value());
+    const std::vector<const ArrayInFile*>& chosen = prepared.chosen();
+    const std::vector<ArrayInFile>& arrays = prepared.arrays();
+    const InputBytes& input = prepared.input();
 
     const OutputFormat format = request.format.value_or(output_format_for(request.output, std::nullopt));
     const bool text = format == OutputFormat::Json || format == OutputFormat::Csv;
@@ -234,22 +150,20 @@ void slice_file(const SliceRequest& request) {
     if (zarr && request.output == "-")
         throw Error(ErrorKind::Usage, "a Zarr store is a directory: give -o DIR.zarr, not -o -");
 
-    std::vector<OpSpec> ops = request.ops;
-    read_indices_files(ops);
+    prepared.plan(request.ops, request.expr, true);
     std::vector<Planned> results;
-    for (const ArrayInFile* array : chosen) {
-        reading([&] { require_sliceable(*array, array_what(*array)); });
+    for (std::size_t i = 0; i < prepared.planned().size(); ++i) {
+        const PlannedArray& array = prepared.planned()[i];
         Planned planned;
-        planned.array = array;
-        planned.pipeline = plan_pipeline(array->shape, ops, request.expr, array->type.dtype);
-        planned.source_type = ElementType{planned.pipeline.output_dtype(), array->type.safetensors_only};
+        planned.index = i;
+        planned.source_type = array.type;
         planned.type = converted_type(planned.source_type, request.astype, format);
+        planned.shape = array.pipeline.output_shape();
         planned.name = request.as_name ? *request.as_name
-                                       : array->name && (!request.keys.empty() || request.update) ? *array->name
-                                                                                                  : "arr_0";
+                       : array.array->name && (!request.keys.empty() || request.update) ? *array.array->name
+                                                                                         : "arr_0";
         results.push_back(std::move(planned));
     }
-    ops = {};  // the plans hold the indices now: a large gather's would be resident twice
 
     const bool safetensors_input = detect_format(input.data(), input.size()) == ContainerFormat::Safetensors;
     const std::string input_metadata = safetensors_input ? safetensors_metadata(input.data(), input.size()) : "";
@@ -271,10 +185,10 @@ void slice_file(const SliceRequest& request) {
     // Each result's framing, for the check that the format can hold its type, before anything is written.
     std::vector<OutputFraming> framings;
     for (const Planned& planned : results) {
-        if (zarr) check_zarr_output(planned.type, planned.pipeline.output_shape(), request.zarr);
+        if (zarr) check_zarr_output(planned.type, planned.shape, request.zarr);
         framings.push_back(text || zarr ? OutputFraming{}
-                                        : output_framing(format, planned.type, planned.pipeline.output_shape(),
-                                                         planned.name, input_metadata));
+                                        : output_framing(format, planned.type, planned.shape, planned.name,
+                                                         input_metadata));
     }
 
     if (results.size() > 1 || request.update) {
@@ -304,23 +218,18 @@ void slice_file(const SliceRequest& request) {
             kept = into_input ? arrays : about_output([&] { return list_arrays(existing->data(), existing->size()); });
             metadata = npz ? "" : safetensors_metadata(existing->data(), existing->size());
         }
-        const std::vector<ContainerEntry> entries = container_entries(request, format, input, results, existing, kept);
+        const std::vector<ContainerEntry> entries =
+            container_entries(request, format, prepared, results, existing, kept);
         write_container(request.output, format == OutputFormat::Npz, entries, metadata, request.write.sync);
         return;
     }
 
-    Planned& planned = results[0];
-    const ArrayInFile& array = *planned.array;
+    const Planned& planned = results[0];
     const ElementType type = planned.type;
-    const ArrayData data = reading([&] {
-        return ArrayData::open(input, array, array_what(array),
-                               [&] { return reached_box(planned.pipeline, array.type.itemsize()); });
-    });
-    const Result result = apply_pipeline(planned.pipeline, data.data(), data.view());
-    // The view's offset table holds all the write needs of a gather now: its indices would
-    // stay resident beside it, 8 bytes each.
-    planned.pipeline = {};
-    const InputPages pages = result.data == data.data() ? data.pages() : InputPages{};
+    const ViewedArray viewed = prepared.view(0);
+    const Result& result = viewed.result;
+    prepared.forget_plan(0);
+    const InputPages pages = viewed.pages();
     // A conversion to the type the result has already is none: the plain copy (which may
     // splice) writes the same bytes.
     if (planned.converts()) {

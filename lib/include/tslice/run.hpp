@@ -1,10 +1,11 @@
-// One call from a file to a file: what `tslice INPUT [EXPR] -o OUTPUT` does, for programs.
+// A whole run in one call, from a file to a file: what `tslice INPUT [EXPR] -o OUTPUT` does,
+// for programs. The preparation it starts with is prepare.hpp's, which the dry runs share.
 //
-//   tslice::SliceRequest request;
+//   tslice::RunRequest request;
 //   request.input = "in.npy";
 //   request.expr = tslice::parse_index_expr("[1:, ..., ::-1]");
 //   request.output = "out.npy";
-//   tslice::slice_file(request);
+//   tslice::run(request);
 #pragma once
 
 #include <optional>
@@ -35,7 +36,7 @@ OutputFormat output_format_for(const std::string& path, const std::optional<std:
 OutputFraming output_framing(OutputFormat format, const ElementType& type, const std::vector<std::int64_t>& shape,
                              const std::string& name, const std::string& metadata = {});
 
-struct SliceRequest {
+struct RunRequest {
     std::string input;               // a path, or "-" for standard input
     // The arrays of an .npz or .safetensors input: names or globs (select_arrays). None: the
     // only one. Several results go into one container, each under its name.
@@ -53,12 +54,12 @@ struct SliceRequest {
     ZarrOptions zarr;  // a Zarr output's chunks and compressor
 };
 
-// Reads the arrays, plans the ops and the expression for each, and writes the results: a stage
-// at a time, the copy in bounded chunks, to a temporary renamed into place. Error(Usage) for
+// Prepares (opens the input, chooses the arrays, plans the ops and the expression for each) and
+// writes the results: the copy in bounded chunks, to a temporary renamed into place. Error(Usage) for
 // several results into anything but a container, and for an output that is the input
 // container and would lose arrays without `update`. Errors are tslice::Error and name the
 // file they are about.
-void slice_file(const SliceRequest& request);
+void run(const RunRequest& request);
 
 // The type a result of `type` is written as with --astype `astype` (nullopt: unconverted), in
 // `format`: safetensors holds little-endian numbers, so a big-endian target becomes its

@@ -24,6 +24,7 @@
 #include "tslice/error.hpp"
 #include "tslice/expr.hpp"
 #include "tslice/ops.hpp"
+#include "tslice/output_format.hpp"
 #include "tslice/prepare.hpp"
 #include "tslice/reports.hpp"
 #include "tslice/run.hpp"
@@ -80,7 +81,7 @@ void write_result(const Options& options, Parsed parsed) {
 
 // --list: the arrays of the input, or those -k chooses.
 void list_arrays(const Options& options, tslice::Prepared prepared) {
-    if (!options.keys.empty()) prepared.choose(options.keys, false, false);
+    if (!options.keys.empty()) prepared.choose(options.keys, {.listing = true});
     write_stdout(tslice::list_report(prepared, options.json));
 }
 
@@ -89,7 +90,7 @@ void list_arrays(const Options& options, tslice::Prepared prepared) {
 void report(const Options& options, Parsed parsed, tslice::Prepared prepared) {
     if (options.as_name) throw tslice::Error(tslice::ErrorKind::Usage, "--as names a result written with -o");
     // A conversion reads a quantized GGUF tensor as the floats its blocks decode to.
-    prepared.choose(options.keys, parsed.astype.has_value());
+    prepared.choose(options.keys, {.converting = parsed.astype.has_value()});
     const std::size_t chosen = prepared.chosen().size();
     if (chosen > 1 && options.explain)
         throw tslice::Error(tslice::ErrorKind::Usage,

@@ -137,3 +137,36 @@ TEST_CASE("prepare: a dry run reads an indices file only as far as its shape") {
     real.plan(parse_op_argument(spec), std::nullopt);
     CHECK(values_of(real.view(0)) == std::vector<std::int32_t>{0, 1, 3, 4});
 }
+
+TEST_CASE("prepare: an unreadable array is refused when chosen to read, and chosen to be listed") {
+    RunFiles files;
+    const std::string path = (files.dir.path / "mixed.npz").string();
+    write_file(path, make_zip({{"a.npy", npy_counting(2)}, {"notes.npy", "not a .npy"}}));
+    Prepared prepared = Prepared::open(path);
+    CHECK(input_error([&] { prepared.choose({"*"}); }).find("notes") != std::string::npos);
+    prepared.choose({"*"}, {.listing = true});
+    CHECK(prepared.chosen().size() == 2);
+}
+
+TEST_CASE("prepare: a quantized tensor is planned for a dry run, refused before a write, read after --astype") {
+    const std::string gguf = std::string(TSLICE_SOURCE_DIR) + "/data/tiny.gguf";
+    Prepared dry = Prepared::open(gguf, true);
+    dry.choose({"blk.0.attn_q.weight"});
+    dry.plan({}, parse_index_expr("[1, ::2]"));
+    CHECK(dry.planned()[0].pipeline.output_shape() == std::vector<std::int64_t>{16});
+
+    Prepared writing = Prepared::open(gguf);
+    writing.choose({"blk.0.attn_q.weight"});
+    CHECK(message_of(ErrorKind::Usage, [&] {
+              writing.plan({}, parse_index_expr("[1]"), {.refuse_unsliceable = true});
+          }).find("quantized ggml type Q8_0") != std::string::npos);
+    // Without the check the plan is made, and reading the array is what fails.
+    writing.plan({}, parse_index_expr("[1]"));
+    CHECK(message_of(ErrorKind::Usage, [&] { writing.view(0); }).find("Q8_0") != std::string::npos);
+
+    Prepared converting = Prepared::open(gguf);
+    converting.choose({"blk.0.attn_q.weight"}, {.converting = true});
+    converting.plan({}, parse_index_expr("[1]"), {.refuse_unsliceable = true});
+    CHECK(converting.planned()[0].type.dtype.type_string == "<f4");
+    CHECK(converting.view(0).result.view.shape == std::vector<std::int64_t>{32});
+}

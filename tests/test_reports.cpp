@@ -20,7 +20,7 @@ namespace {
 Prepared planned(const std::string& path, const std::vector<std::string>& keys, const std::string& expr,
                  bool headers_only = false, bool converting = false) {
     Prepared prepared = Prepared::open(path, headers_only);
-    prepared.choose(keys, converting);
+    prepared.choose(keys, {.converting = converting});
     prepared.plan({}, parse_index_expr(expr));
     return prepared;
 }
@@ -31,7 +31,7 @@ TEST_CASE("reports: --list shows every array, or the chosen ones") {
     RunFiles files;
     Prepared prepared = Prepared::open(files.npz, true);
     CHECK(list_report(prepared, false) == format_array_list(prepared.arrays(), false));
-    prepared.choose({"b"}, false, false);
+    prepared.choose({"b"}, {.listing = true});
     CHECK(list_report(prepared, true) == format_array_list({prepared.arrays()[1]}, true));
     CHECK(list_report(prepared, false).find("b") == 0);
 }

@@ -6,7 +6,8 @@
 // about which arrays a command means or what shape its result has.
 //
 //   tslice::Prepared prepared = tslice::Prepared::open("model.safetensors");
-//   prepared.choose({"layers.0.*"});
+//   prepared.choose({"layers.0.*"});  // -k 'layers.0.*'
+
 //   prepared.plan({}, tslice::parse_index_expr("[:, ::2]"));
 //   for (std::size_t i = 0; i < prepared.planned().size(); ++i) {
 //       const tslice::ViewedArray viewed = prepared.view(i);  // reads the array
@@ -48,6 +49,22 @@ struct ViewedArray {
     InputPages pages() const;
 };
 
+// How arrays are chosen, for what they are chosen for.
+struct ChooseOptions {
+    // --astype: a quantized GGUF tensor is chosen as the floats its blocks decode to.
+    bool converting = false;
+    // --list: an array tslice cannot read is chosen too (to be listed with its reason), where
+    // otherwise it is Error(Input).
+    bool listing = false;
+};
+
+struct PlanOptions {
+    // A run that writes: an array whose bytes cannot be sliced as they are (a quantized GGUF
+    // tensor) is Error(Usage) here, before anything is written. Otherwise view() says so when
+    // it reads the array, and a dry run, which reads none, plans it like any other.
+    bool refuse_unsliceable = false;
+};
+
 class Prepared {
 public:
     // Opens `path` ("-": standard input) and lists its arrays. `headers_only`: a dry run,
@@ -61,16 +78,13 @@ public:
     Prepared(const Prepared&) = delete;
     Prepared& operator=(const Prepared&) = delete;
 
-    // Chooses the arrays `keys` name (names or globs, select_arrays; none: the only one).
-    // `converting` (--astype): a quantized GGUF tensor is chosen as the floats its blocks
-    // decode to. `refuse_unreadable` false: an array tslice cannot read may be chosen (to be
-    // listed with its reason).
-    void choose(const std::vector<std::string>& keys, bool converting = false, bool refuse_unreadable = true);
+    // Chooses the arrays `keys` name (names or globs, select_arrays; none: the only one), in
+    // the file's order. Choosing again starts over.
+    void choose(const std::vector<std::string>& keys, const ChooseOptions& options = {});
 
     // Plans `ops` (left to right) and then `expr` for each chosen array, reading the indices
-    // files the ops name first. `require_sliceable`: an array whose bytes cannot be sliced as
-    // they are (a quantized GGUF tensor) is Error(Usage) here, before anything is written.
-    void plan(std::vector<OpSpec> ops, const std::optional<IndexExpr>& expr, bool require_sliceable = false);
+    // files the ops name first (a dry run only their shapes).
+    void plan(std::vector<OpSpec> ops, const std::optional<IndexExpr>& expr, const PlanOptions& options = {});
 
     // Reads the i-th planned array's bytes (only the box its plan reaches, for a region
     // source) and applies its pipeline.

@@ -12,29 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "tslice/container.hpp"
 #include "tslice/expr.hpp"
 #include "tslice/ops.hpp"
-#include "tslice/text_values.hpp"
+#include "tslice/output_format.hpp"
 #include "tslice/write.hpp"
 #include "tslice/zarr_write.hpp"
 
 namespace tslice {
-
-enum class OutputFormat { Npy, Npz, Safetensors, Json, Csv, Zarr };
-
-// `format` ("npy", "npz", "safetensors", "json", "csv", "zarr") when given, else the extension
-// of `path` (.npz, .safetensors, .json, .csv, .zarr); anything else, standard output included,
-// is a .npy.
-OutputFormat output_format_for(const std::string& path, const std::optional<std::string>& format);
-
-// The bytes around an array of `type` and `shape` in `format`; `name` is its name inside a
-// container (an .npz member without ".npy", a safetensors tensor). Error(Usage) when the format
-// cannot hold the type (a complex array into safetensors, bfloat16 into .npy). For the binary
-// formats only (JSON and CSV are text_values.hpp's).
-// `metadata`: the text of a safetensors "__metadata__" object to carry (an input's), or empty.
-OutputFraming output_framing(OutputFormat format, const ElementType& type, const std::vector<std::int64_t>& shape,
-                             const std::string& name, const std::string& metadata = {});
 
 struct RunRequest {
     std::string input;               // a path, or "-" for standard input
@@ -54,17 +38,11 @@ struct RunRequest {
     ZarrOptions zarr;  // a Zarr output's chunks and compressor
 };
 
-// Prepares (opens the input, chooses the arrays, plans the ops and the expression for each) and
-// writes the results: the copy in bounded chunks, to a temporary renamed into place. Error(Usage) for
-// several results into anything but a container, and for an output that is the input
-// container and would lose arrays without `update`. Errors are tslice::Error and name the
-// file they are about.
+// Prepares (opens the input, chooses the arrays, plans the ops and the expression for each)
+// and writes the results: the copy in bounded chunks, to a temporary renamed into place.
+// Error(Usage) for several results into anything but a container, and for an output that is
+// the input container and would lose arrays without `update`, before anything is written.
+// Errors are tslice::Error and name the file they are about.
 void run(const RunRequest& request);
-
-// The type a result of `type` is written as with --astype `astype` (nullopt: unconverted), in
-// `format`: safetensors holds little-endian numbers, so a big-endian target becomes its
-// little-endian twin there. Error(Usage) where either type does not convert.
-ElementType converted_type(const ElementType& type, const std::optional<ElementType>& astype,
-                           std::optional<OutputFormat> format = std::nullopt);
 
 }  // namespace tslice

@@ -1,6 +1,6 @@
 // The output formats: which one a path or --format names, the bytes framing a result in each,
 // and the type a result is written as.
-#include "tslice/run.hpp"
+#include "tslice/output_format.hpp"
 
 #include "tslice/convert.hpp"
 #include "tslice/error.hpp"

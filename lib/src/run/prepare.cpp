@@ -34,19 +34,19 @@ Prepared Prepared::open(const std::string& path, bool headers_only) {
     return prepared;
 }
 
-void Prepared::choose(const std::vector<std::string>& keys, bool converting, bool refuse_unreadable) {
+void Prepared::choose(const std::vector<std::string>& keys, const ChooseOptions& options) {
     planned_.clear();
     chosen_.clear();
-    if (converting)
+    if (options.converting)
         for (ArrayInFile& array : arrays_) array = dequantized(array);
-    chosen_ = about_file(path_, [&] { return select_arrays(arrays_, keys, refuse_unreadable); });
+    chosen_ = about_file(path_, [&] { return select_arrays(arrays_, keys, !options.listing); });
 }
 
-void Prepared::plan(std::vector<OpSpec> ops, const std::optional<IndexExpr>& expr, bool require_sliceable) {
+void Prepared::plan(std::vector<OpSpec> ops, const std::optional<IndexExpr>& expr, const PlanOptions& options) {
     read_indices_files(ops, headers_only_);
     planned_.clear();
     for (const ArrayInFile* array : chosen_) {
-        if (require_sliceable) about_file(path_, [&] { tslice::require_sliceable(*array, array_what(*array)); });
+        if (options.refuse_unsliceable) about_file(path_, [&] { require_sliceable(*array, array_what(*array)); });
         PlannedArray planned;
         planned.array = array;
         planned.pipeline = plan_pipeline(array->shape, ops, expr, array->type.dtype);

@@ -6,7 +6,7 @@
 #include "tslice/convert.hpp"
 #include "tslice/explain.hpp"
 #include "tslice/gguf.hpp"
-#include "tslice/run.hpp"
+#include "tslice/output_format.hpp"
 #include "tslice/stats.hpp"
 
 namespace tslice {

@@ -11,6 +11,7 @@
 #include "tslice/npy.hpp"
 #include "tslice/prepare.hpp"
 #include "tslice/source.hpp"
+#include "tslice/text_values.hpp"
 #include "write/container_write.hpp"
 #include "write/write_into.hpp"
 
@@ -127,7 +128,7 @@ std::vector<ContainerEntry> container_entries(const RunRequest& request, OutputF
 void run(const RunRequest& request) {
     Prepared prepared = Prepared::open(request.input);
     // A conversion reads a quantized GGUF tensor as the floats its blocks decode to.
-    prepared.choose(request.keys, request.astype.has_value());
+    prepared.choose(request.keys, {.converting = request.astype.has_value()});
     const std::vector<const ArrayInFile*>& chosen = prepared.chosen();
     const std::vector<ArrayInFile>& arrays = prepared.arrays();
     const InputBytes& input = prepared.input();
@@ -150,7 +151,7 @@ void run(const RunRequest& request) {
     if (zarr && request.output == "-")
         throw Error(ErrorKind::Usage, "a Zarr store is a directory: give -o DIR.zarr, not -o -");
 
-    prepared.plan(request.ops, request.expr, true);
+    prepared.plan(request.ops, request.expr, {.refuse_unsliceable = true});
     std::vector<Planned> results;
     for (std::size_t i = 0; i < prepared.planned().size(); ++i) {
         const PlannedArray& array = prepared.planned()[i];

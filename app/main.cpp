@@ -85,6 +85,33 @@ void list_arrays(const Options& options, tslice::Prepared prepared) {
     write_stdout(tslice::list_report(prepared, options.json));
 }
 
+// The values of each result, as numpy prints them.
+void print_values(const Options& options, const std::optional<tslice::ElementType>& astype,
+                  const tslice::Prepared& prepared) {
+    tslice::PrintOptions print;
+    print.precision = options.precision;
+    print.linewidth = options.linewidth;
+    if (options.full) print.threshold = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t i = 0; i < prepared.planned().size(); ++i)
+        write_stdout(tslice::values_report(prepared, i, astype, print, options.threads));
+}
+
+// --stats of each result: a line each, or with --json one object, or for several arrays one
+// JSON array, written once all are computed.
+void print_stats(const Options& options, const std::optional<tslice::ElementType>& astype,
+                 const tslice::Prepared& prepared) {
+    const std::size_t count = prepared.planned().size();
+    std::string json_array;
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::string stats = tslice::stats_report(prepared, i, astype, options.json, options.threads);
+        if (options.json && count > 1)
+            json_array += (i ? ", " : "[") + stats;
+        else
+            write_stdout(stats + "\n");
+    }
+    if (!json_array.empty()) write_stdout(json_array + "]\n");
+}
+
 // The reports of a result that write no file: --shape and --explain (which read no array
 // data), --stats, or the values printed.
 void report(const Options& options, Parsed parsed, tslice::Prepared prepared) {
@@ -99,23 +126,8 @@ void report(const Options& options, Parsed parsed, tslice::Prepared prepared) {
     if (options.stats) tslice::check_stats_types(prepared, parsed.astype);
     if (options.shape_only) return write_stdout(tslice::shape_report(prepared, parsed.astype, options.json));
     if (options.explain) return write_stdout(tslice::explain_report(prepared, parsed.expr, parsed.astype, options.json));
-    tslice::PrintOptions print;
-    print.precision = options.precision;
-    print.linewidth = options.linewidth;
-    if (options.full) print.threshold = std::numeric_limits<std::int64_t>::max();
-    std::string stats_array;  // several arrays' --stats --json: one JSON array, written whole
-    for (std::size_t i = 0; i < chosen; ++i) {
-        if (!options.stats) {
-            write_stdout(tslice::values_report(prepared, i, parsed.astype, print, options.threads));
-            continue;
-        }
-        const std::string stats = tslice::stats_report(prepared, i, parsed.astype, options.json, options.threads);
-        if (options.json && chosen > 1)
-            stats_array += (i ? ", " : "[") + stats;
-        else
-            write_stdout(stats + "\n");
-    }
-    if (!stats_array.empty()) write_stdout(stats_array + "]\n");
+    if (options.stats) return print_stats(options, parsed.astype, prepared);
+    print_values(options, parsed.astype, prepared);
 }
 
 // The command: the checks between options that CLI11 cannot make, then one of the above.

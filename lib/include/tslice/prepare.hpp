@@ -7,7 +7,6 @@
 //
 //   tslice::Prepared prepared = tslice::Prepared::open("model.safetensors");
 //   prepared.choose({"layers.0.*"});  // -k 'layers.0.*'
-
 //   prepared.plan({}, tslice::parse_index_expr("[:, ::2]"));
 //   for (std::size_t i = 0; i < prepared.planned().size(); ++i) {
 //       const tslice::ViewedArray viewed = prepared.view(i);  // reads the array

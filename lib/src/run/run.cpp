@@ -123,35 +123,28 @@ std::vector<ContainerEntry> container_entries(const RunRequest& request, OutputF
     return entries;
 }
 
-}  // namespace
-
-void run(const RunRequest& request) {
-    Prepared prepared = Prepared::open(request.input);
-    // A conversion reads a quantized GGUF tensor as the floats its blocks decode to.
-    prepared.choose(request.keys, {.converting = request.astype.has_value()});
-    const std::vector<const ArrayInFile*>& chosen = prepared.chosen();
-    const std::vector<ArrayInFile>& arrays = prepared.arrays();
-    const InputBytes& input = prepared.input();
-
-    const OutputFormat format = request.format.value_or(output_format_for(request.output, std::nullopt));
-    const bool text = format == OutputFormat::Json || format == OutputFormat::Csv;
-    const bool zarr = format == OutputFormat::Zarr;
-    if (chosen.size() > 1 && !is_container(format))
-        throw Error(ErrorKind::Usage, std::to_string(chosen.size()) +
+// Error(Usage) for an output that cannot take what is chosen, before any indices file is read.
+void check_output(const RunRequest& request, OutputFormat format, std::size_t chosen) {
+    if (chosen > 1 && !is_container(format))
+        throw Error(ErrorKind::Usage, std::to_string(chosen) +
                                           " arrays are chosen: the output must be a container that holds each under "
                                           "its name (-o NAME.npz or NAME.safetensors, or --format npz|safetensors)");
-    if (request.as_name && chosen.size() > 1)
-        throw Error(ErrorKind::Usage, "--as names one result, but " + std::to_string(chosen.size()) +
+    if (request.as_name && chosen > 1)
+        throw Error(ErrorKind::Usage, "--as names one result, but " + std::to_string(chosen) +
                                           " arrays are chosen; each keeps its own name");
     if (request.update && !is_container(format))
         throw Error(ErrorKind::Usage, "--update replaces or adds arrays in an .npz or .safetensors file; -o " +
                                           request.output + " is neither (name it so, or give --format)");
     if (request.update && request.output == "-")
         throw Error(ErrorKind::Usage, "--update rewrites a file; -o - is standard output");
-    if (zarr && request.output == "-")
+    if (format == OutputFormat::Zarr && request.output == "-")
         throw Error(ErrorKind::Usage, "a Zarr store is a directory: give -o DIR.zarr, not -o -");
+}
 
-    prepared.plan(request.ops, request.expr, {.refuse_unsliceable = true});
+// Each planned array as it is written: its type after --astype, and its name in a container
+// (--as, else its key where keys were given or an existing container is updated, else numpy's
+// arr_0).
+std::vector<Planned> results_of(const RunRequest& request, OutputFormat format, const Prepared& prepared) {
     std::vector<Planned> results;
     for (std::size_t i = 0; i < prepared.planned().size(); ++i) {
         const PlannedArray& array = prepared.planned()[i];
@@ -165,71 +158,73 @@ void run(const RunRequest& request) {
                                                                                          : "arr_0";
         results.push_back(std::move(planned));
     }
+    return results;
+}
 
-    const bool safetensors_input = detect_format(input.data(), input.size()) == ContainerFormat::Safetensors;
-    const std::string input_metadata = safetensors_input ? safetensors_metadata(input.data(), input.size()) : "";
-    const bool into_input = same_file(request.input, request.output);
-    if (into_input && !request.update && arrays.size() > 0 && arrays[0].name) {
-        // The results would take the place of the whole input container.
-        const bool same_kind = format == (safetensors_input ? OutputFormat::Safetensors : OutputFormat::Npz);
-        std::size_t lost = 0;
-        for (const ArrayInFile& array : arrays)
-            lost += !same_kind || std::none_of(results.begin(), results.end(),
-                                               [&](const Planned& planned) { return planned.name == *array.name; });
-        if (lost > 0)
-            throw Error(ErrorKind::Usage,
-                        "-o " + request.output + " is the input, which holds " + std::to_string(arrays.size()) +
-                            " arrays: writing the result" + (results.size() > 1 ? "s" : "") + " over it would lose " +
-                            std::to_string(lost) + " of them; the file is left as it is. Add --update to replace or "
-                            "add the result" + (results.size() > 1 ? "s" : "") + " and keep every other array");
-    }
-    // Each result's framing, for the check that the format can hold its type, before anything is written.
-    std::vector<OutputFraming> framings;
-    for (const Planned& planned : results) {
-        if (zarr) check_zarr_output(planned.type, planned.shape, request.zarr);
-        framings.push_back(text || zarr ? OutputFraming{}
-                                        : output_framing(format, planned.type, planned.shape, planned.name,
-                                                         input_metadata));
-    }
+// Error(Usage) where the results, written over the input container they come from (without
+// --update), would take the place of arrays they do not replace.
+void check_nothing_lost(const RunRequest& request, OutputFormat format, const Prepared& prepared,
+                        const std::vector<Planned>& results, bool safetensors_input) {
+    const std::vector<ArrayInFile>& arrays = prepared.arrays();
+    if (arrays.empty() || !arrays[0].name) return;  // a plain .npy holds no other array
+    const bool same_kind = format == (safetensors_input ? OutputFormat::Safetensors : OutputFormat::Npz);
+    std::size_t lost = 0;
+    for (const ArrayInFile& array : arrays)
+        lost += !same_kind || std::none_of(results.begin(), results.end(),
+                                           [&](const Planned& planned) { return planned.name == *array.name; });
+    if (lost > 0)
+        throw Error(ErrorKind::Usage,
+                    "-o " + request.output + " is the input, which holds " + std::to_string(arrays.size()) +
+                        " arrays: writing the result" + (results.size() > 1 ? "s" : "") + " over it would lose " +
+                        std::to_string(lost) + " of them; the file is left as it is. Add --update to replace or "
+                        "add the result" + (results.size() > 1 ? "s" : "") + " and keep every other array");
+}
 
-    if (results.size() > 1 || request.update) {
-        // The output as it is, whose other arrays are kept (--update; created if missing).
-        InputBytes existing_bytes;
-        const InputBytes* existing = nullptr;
-        std::vector<ArrayInFile> kept;
-        std::string metadata = format == OutputFormat::Safetensors ? input_metadata : "";
-        struct stat st {};
-        if (request.update && (into_input || ::stat(request.output.c_str(), &st) == 0)) {
-            const auto about_output = [&](auto step) -> decltype(step()) {
-                try {
-                    return step();
-                } catch (const Error& error) {
-                    throw error_about_file(error, request.output);
-                }
-            };
-            if (!into_input) existing_bytes = about_output([&] { return InputBytes::open(request.output); });
-            existing = into_input ? &input : &existing_bytes;
-            const ContainerFormat found = detect_format(existing->data(), existing->size());
-            const bool npz = format == OutputFormat::Npz;
-            if (found != (npz ? ContainerFormat::Npz : ContainerFormat::Safetensors))
-                throw error_about_file(
-                    Error(ErrorKind::Input, std::string("--update writes into an existing ") +
-                                                (npz ? ".npz archive" : ".safetensors file") + ", and this is not one"),
-                    request.output);
-            kept = into_input ? arrays : about_output([&] { return list_arrays(existing->data(), existing->size()); });
-            metadata = npz ? "" : safetensors_metadata(existing->data(), existing->size());
-        }
-        const std::vector<ContainerEntry> entries =
-            container_entries(request, format, prepared, results, existing, kept);
-        write_container(request.output, format == OutputFormat::Npz, entries, metadata, request.write.sync);
-        return;
+// Several results, or --update: one container, with the other arrays of the output as it is
+// (--update; created if missing) kept.
+void write_results_into_container(const RunRequest& request, OutputFormat format, const Prepared& prepared,
+                                  const std::vector<Planned>& results, const std::string& input_metadata,
+                                  bool into_input) {
+    InputBytes existing_bytes;
+    const InputBytes* existing = nullptr;
+    std::vector<ArrayInFile> kept;
+    std::string metadata = format == OutputFormat::Safetensors ? input_metadata : "";
+    struct stat st {};
+    if (request.update && (into_input || ::stat(request.output.c_str(), &st) == 0)) {
+        const auto about_output = [&](auto step) -> decltype(step()) {
+            try {
+                return step();
+            } catch (const Error& error) {
+                throw error_about_file(error, request.output);
+            }
+        };
+        if (!into_input) existing_bytes = about_output([&] { return InputBytes::open(request.output); });
+        existing = into_input ? &prepared.input() : &existing_bytes;
+        const ContainerFormat found = detect_format(existing->data(), existing->size());
+        const bool npz = format == OutputFormat::Npz;
+        if (found != (npz ? ContainerFormat::Npz : ContainerFormat::Safetensors))
+            throw error_about_file(
+                Error(ErrorKind::Input, std::string("--update writes into an existing ") +
+                                            (npz ? ".npz archive" : ".safetensors file") + ", and this is not one"),
+                request.output);
+        kept = into_input ? prepared.arrays()
+                          : about_output([&] { return list_arrays(existing->data(), existing->size()); });
+        metadata = npz ? "" : safetensors_metadata(existing->data(), existing->size());
     }
+    const std::vector<ContainerEntry> entries = container_entries(request, format, prepared, results, existing, kept);
+    write_container(request.output, format == OutputFormat::Npz, entries, metadata, request.write.sync);
+}
 
-    const Planned& planned = results[0];
-    const ElementType type = planned.type;
-    const ViewedArray viewed = prepared.view(0);
+// One result, in any format.
+void write_result(const RunRequest& request, OutputFormat format, Prepared& prepared, const Planned& planned,
+                  const OutputFraming& framing) {
+    const bool text = format == OutputFormat::Json || format == OutputFormat::Csv;
+    const bool zarr = format == OutputFormat::Zarr;
+    const TextFormat text_format = format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv;
+    const ElementType& type = planned.type;
+    const ViewedArray viewed = prepared.view(planned.index);
     const Result& result = viewed.result;
-    prepared.forget_plan(0);
+    prepared.forget_plan(planned.index);
     const InputPages pages = viewed.pages();
     // A conversion to the type the result has already is none: the plain copy (which may
     // splice) writes the same bytes.
@@ -244,24 +239,52 @@ void run(const RunRequest& request) {
             if (zarr)
                 write_zarr(request.output, converted.data(), converted_view, type, request.zarr, request.write, {});
             else
-                write_values_as_text(request.output, format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv,
-                                     converted.data(), converted_view, type, {}, request.write);
+                write_values_as_text(request.output, text_format, converted.data(), converted_view, type, {},
+                                     request.write);
             return;
         }
-        write_view_converted(request.output, framings[0], result.data, result.view, pages,
+        write_view_converted(request.output, framing, result.data, result.view, pages,
                              options_for(request, format, type), conversion);
         return;
     }
-    if (zarr) {
+    if (zarr)
         write_zarr(request.output, result.data, result.view, type, request.zarr, request.write, pages);
-        return;
+    else if (text)
+        write_values_as_text(request.output, text_format, result.data, result.view, type, pages, request.write);
+    else
+        write_view(request.output, framing, result.data, result.view, pages, options_for(request, format, type));
+}
+
+}  // namespace
+
+void run(const RunRequest& request) {
+    Prepared prepared = Prepared::open(request.input);
+    // A conversion reads a quantized GGUF tensor as the floats its blocks decode to.
+    prepared.choose(request.keys, {.converting = request.astype.has_value()});
+    const OutputFormat format = request.format.value_or(output_format_for(request.output, std::nullopt));
+    check_output(request, format, prepared.chosen().size());
+    prepared.plan(request.ops, request.expr, {.refuse_unsliceable = true});
+    const std::vector<Planned> results = results_of(request, format, prepared);
+
+    const InputBytes& input = prepared.input();
+    const bool safetensors_input = detect_format(input.data(), input.size()) == ContainerFormat::Safetensors;
+    const std::string input_metadata = safetensors_input ? safetensors_metadata(input.data(), input.size()) : "";
+    const bool into_input = same_file(request.input, request.output);
+    if (into_input && !request.update) check_nothing_lost(request, format, prepared, results, safetensors_input);
+    // Each result's framing, for the check that the format can hold its type, before anything is written.
+    const bool zarr = format == OutputFormat::Zarr;
+    const bool binary = !zarr && format != OutputFormat::Json && format != OutputFormat::Csv;
+    std::vector<OutputFraming> framings;
+    for (const Planned& planned : results) {
+        if (zarr) check_zarr_output(planned.type, planned.shape, request.zarr);
+        framings.push_back(binary ? output_framing(format, planned.type, planned.shape, planned.name, input_metadata)
+                                  : OutputFraming{});
     }
-    if (text) {
-        write_values_as_text(request.output, format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv,
-                             result.data, result.view, type, pages, request.write);
-        return;
-    }
-    write_view(request.output, framings[0], result.data, result.view, pages, options_for(request, format, type));
+
+    if (results.size() > 1 || request.update)
+        write_results_into_container(request, format, prepared, results, input_metadata, into_input);
+    else
+        write_result(request, format, prepared, results[0], framings[0]);
 }
 
 }  // namespace tslice

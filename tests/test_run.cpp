@@ -10,6 +10,8 @@
 #include "tslice/container.hpp"
 #include "tslice/convert.hpp"
 #include "tslice/npy.hpp"
+#include "tslice/prepare.hpp"
+#include "tslice/reports.hpp"
 #include "tslice/run.hpp"
 
 using namespace tslice;
@@ -128,4 +130,22 @@ TEST_CASE("run: --update replaces an array of the input container and keeps the 
     std::string reversed;
     for (const int value : {2, 1, 0}) put_le(reversed, static_cast<std::uint32_t>(value), 4);
     CHECK(written.find(make_npy_header(parse_dtype_descr("'<i4'"), {3}) + reversed) != std::string::npos);
+}
+
+TEST_CASE("run: --shape (a dry run of the same preparation) gives the shape of what a run writes") {
+    RunFiles files;
+    const std::string out = (files.dir.path / "out.npy").string();
+    for (const char* expr : {"[...]", "[::-1, 1:]", "[1]", "[None, :, [2, 0, 2]]", "[[True, False]]", "[..., 5:]"}) {
+        CAPTURE(expr);
+        run(request_for(files.npy, out, expr));
+        const std::string written = read_file(out);
+        const std::vector<ArrayInFile> arrays = list_arrays(reinterpret_cast<const std::byte*>(written.data()),
+                                                            written.size());
+        REQUIRE(arrays.size() == 1);
+        Prepared dry = Prepared::open(files.npy, true);
+        dry.choose({});
+        dry.plan({}, parse_index_expr(expr));
+        CHECK(dry.planned()[0].pipeline.output_shape() == arrays[0].shape);
+        CHECK(shape_report(dry, std::nullopt, false) == format_shape(arrays[0].shape) + "\n");
+    }
 }

@@ -8,7 +8,7 @@
 
 #include <tslice/error.hpp>
 #include <tslice/expr.hpp>
-#include <tslice/slice.hpp>
+#include <tslice/run.hpp>
 
 int main(int argc, char** argv) {
     if (argc != 4) {
@@ -16,11 +16,11 @@ int main(int argc, char** argv) {
         return 2;
     }
     try {
-        tslice::SliceRequest request;
+        tslice::RunRequest request;
         request.input = argv[1];
         request.expr = tslice::parse_index_expr(argv[2]);
         request.output = argv[3];
-        tslice::slice_file(request);
+        tslice::run(request);
     } catch (const tslice::ExprError& error) {
         std::fprintf(stderr, "slice_file: %s\n", error.describe().c_str());
         return error.exit_code();

@@ -21,6 +21,7 @@
 #include "text/python_text.hpp"
 #include "read/row_reads.hpp"
 #include "read/scattered_gather.hpp"
-#include "write/write_sizes.hpp"
+#include "read/read_sizes.hpp"
+#include "read/result_reader.hpp"
 #include "source/zip.hpp"
 #include "write/zip_members.hpp"

@@ -4,6 +4,7 @@
 // the stage construct that part with sizes of their own (the fields are its parameters).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -36,7 +37,8 @@ struct ReadSizes {
     std::int64_t read_in_bytes = chunk();
     // A gather whose rows are at least this long reads them from the file (row_reads.hpp)
     // instead of through the mapping. Not a multiple of the chunk: about what a pread costs
-    // against copying through a fault.
+    // against copying through a fault; a test's chunk of less than 1 KiB lowers it to half a
+    // chunk, so that its small arrays reach both ways.
     std::int64_t read_row_bytes = 512;
     // A gather through the mapping whose reads spread over more than this much of the input
     // is copied a window at a time in the input's order (scattered_gather.hpp): the mapping
@@ -49,23 +51,20 @@ struct ReadSizes {
 
     ReadSizes() = default;
     // The sizes of a chunk of `bytes`.
-    explicit ReadSizes(std::size_t bytes) : ReadSizes(Scaled{bytes}) {}
-
-private:
-    struct Scaled {
-        std::size_t bytes;
-    };
-    explicit ReadSizes(Scaled scaled)
-        : chunk_bytes(scaled.bytes),
+    explicit ReadSizes(std::size_t bytes)
+        : chunk_bytes(bytes),
           threaded_bytes(2 * chunk()),
           release_bytes(static_cast<double>(64 * chunk())),
           read_ahead_bytes(static_cast<double>(32 * chunk())),
           read_ahead_block_bytes(chunk()),
-          read_ahead_thread(scaled.bytes == kChunkBytes),
+          read_ahead_thread(bytes == kChunkBytes),
           read_in_bytes(chunk()),
+          read_row_bytes(std::min<std::int64_t>(512, chunk() / 2)),
           scattered_gather_bytes(64 * chunk()),
           gather_window_bytes(64 * chunk()),
           gather_region_bytes(4 * chunk()) {}
+
+private:
     std::int64_t chunk() const { return static_cast<std::int64_t>(chunk_bytes); }
 };
 

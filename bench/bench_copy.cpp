@@ -87,7 +87,7 @@ std::string label_of(const CaseSpec& spec, std::int64_t index_count) {
         const std::string rows = std::string(spec.input) + " take " + std::to_string(index_count) + " rows";
         const InputSpec& input = input_spec(spec.input);
         const auto row_bytes = static_cast<std::int64_t>(input.itemsize) * input.full.back();
-        // Rows too short for the write stage to read with pread (WriteSizes::read_row_bytes)
+        // Rows too short for the write stage to read with pread (ReadSizes::read_row_bytes)
         // say so: the bench scripts judge the long-row gather by its label.
         return row_bytes < 512 ? rows + " of " + std::to_string(row_bytes) + " B" : rows;
     }

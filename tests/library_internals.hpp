@@ -23,6 +23,7 @@
 #include "read/row_reads.hpp"
 #include "read/scattered_gather.hpp"
 #include "values/stats_kernels.hpp"
-#include "write/write_sizes.hpp"
+#include "read/read_sizes.hpp"
+#include "read/result_reader.hpp"
 #include "source/zip.hpp"
 #include "write/zip_members.hpp"

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "npy_fixture.hpp"
+#include "fake_pages.hpp"
 #include "library_internals.hpp"
 #include "tslice/container.hpp"
 #include "tslice/write.hpp"
@@ -160,19 +161,16 @@ struct ReversedWrite {
         reversed.byte_offset = (size() - 1) * 4;
         reversed.byte_strides = {-4};
         const auto* bytes = reinterpret_cast<const std::byte*>(data.data());
-        InputPages pages;
-        pages.read_ahead = [&](std::int64_t begin, std::int64_t end) { asked.emplace_back(begin, end); };
-        pages.cached = [cached](std::int64_t) { return cached; };
+        FakePages fake(bytes);
+        fake.on_read_ahead = [&](std::int64_t begin, std::int64_t end) { asked.emplace_back(begin, end); };
+        fake.on_cached = [cached](std::int64_t) { return cached; };
+        const InputPages pages = fake.pages();
         asked.clear();
-        const WriteSizes shipped = write_sizes();
-        WriteSizes sizes = shipped;
-        sizes.chunk_bytes = 4096;
-        sizes.read_ahead_bytes = 16384;
-        sizes.read_ahead_block_bytes = 4096;
-        sizes.read_ahead_thread = false;  // every ask is recorded before write_view returns
-        set_write_sizes(sizes);
+        // Chunks of 4 KiB, read ahead on the copy's thread: every ask is recorded before
+        // write_view returns.
+        set_read_chunk_for_tests(4096);
         write_view(path, framing, bytes, reversed, pages, WriteOptions{});
-        set_write_sizes(shipped);
+        set_read_chunk_for_tests(0);
     }
 
     std::string expected() const {

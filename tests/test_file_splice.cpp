@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "fake_pages.hpp"
 #include "library_internals.hpp"
 #include "npy_fixture.hpp"
 #include "tslice/write.hpp"
@@ -152,17 +154,20 @@ TEST_CASE("write_view: a contiguous result of a file is spliced into a pipe, rea
     write_file(dir.path / "in.bin", file);
     const int in = ::open((dir.path / "in.bin").c_str(), O_RDONLY | O_CLOEXEC);
     REQUIRE(in >= 0);
-    const std::vector<std::byte> zeros(static_cast<std::size_t>(4 * n));  // the "mapping": never read
+    // The "mapping": zeros, never read; the descriptor is the input's, read with pread.
+    const std::size_t mapped_bytes = static_cast<std::size_t>(header + 4 * n);
+    void* map = ::mmap(nullptr, mapped_bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(map != MAP_FAILED);
+    FakePages fake(map, mapped_bytes, ::fcntl(in, F_DUPFD_CLOEXEC, 3), static_cast<std::size_t>(header));
+    const std::byte* const zeros = fake.data() + header;
     View middle = View::contiguous({n - 3}, 4);
     middle.byte_offset = 4;
     std::int64_t read_bytes = 0;
-    InputPages pages;
-    pages.read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+    fake.on_read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
         REQUIRE(::pread(in, dst, static_cast<std::size_t>(bytes), header + begin) == bytes);
         read_bytes += bytes;
     };
-    pages.file = in;
-    pages.file_offset = header;
+    const InputPages pages = fake.pages();
     const std::string expected =
         "HEAD" + file.substr(static_cast<std::size_t>(header + 4), static_cast<std::size_t>(4 * (n - 3)));
     std::vector<std::pair<std::int64_t, std::int64_t>> progress;
@@ -171,7 +176,7 @@ TEST_CASE("write_view: a contiguous result of a file is spliced into a pipe, rea
 
     {
         DrainedPipe pipe;
-        write_view("/dev/fd/" + std::to_string(pipe.write_end), OutputFraming{"HEAD", 0, {}}, zeros.data(), middle,
+        write_view("/dev/fd/" + std::to_string(pipe.write_end), OutputFraming{"HEAD", 0, {}}, zeros, middle,
                    pages, options);
         CHECK(pipe.all() == expected);
         CHECK(read_bytes == 0);  // all of it spliced
@@ -181,18 +186,18 @@ TEST_CASE("write_view: a contiguous result of a file is spliced into a pipe, rea
 
     // Into a file, read with pread and written (faster cold with two threads: write.cpp).
     const fs::path out = dir.path / "out.bin";
-    write_view(out.string(), OutputFraming{"HEAD", 0, {}}, zeros.data(), middle, pages, WriteOptions{});
+    write_view(out.string(), OutputFraming{"HEAD", 0, {}}, zeros, middle, pages, WriteOptions{});
     CHECK(read_file(out) == expected);
     CHECK(read_bytes == 4 * (n - 3));
 
     // A file that ends before the result does: reported as the read reports it.
     read_bytes = 0;
-    pages.read = [&](std::int64_t, std::int64_t, std::byte*) { throw std::runtime_error("the file was truncated"); };
+    fake.on_read = [&](std::int64_t, std::int64_t, std::byte*) { throw std::runtime_error("the file was truncated"); };
     View past = middle;
     past.shape = {n + 1000};
     DrainedPipe pipe;
     CHECK_THROWS_WITH(write_view("/dev/fd/" + std::to_string(pipe.write_end), OutputFraming{"HEAD", 0, {}},
-                                 zeros.data(), past, pages, WriteOptions{}),
+                                 zeros, past, pages, WriteOptions{}),
                       "the file was truncated");
     ::close(in);
 }

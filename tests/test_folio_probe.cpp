@@ -3,6 +3,8 @@
 // range touched is handed back, and a span too short for a sample is not probed.
 #include <doctest/doctest.h>
 
+#include <optional>
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "library_internals.hpp"
+#include "fake_pages.hpp"
 #include "machine_skips.hpp"
 
 using namespace tslice;
@@ -26,8 +29,12 @@ namespace {
 
 struct Ranges {
     std::vector<std::pair<std::int64_t, std::int64_t>> handed_back;
-    InputPages::Callback unmap() {
-        return [this](std::int64_t begin, std::int64_t end) { handed_back.emplace_back(begin, end); };
+    std::optional<FakePages> fake;
+    // The pages of the mapping at `map`, whose ranges handed back are recorded.
+    InputPages unmap(const void* map) {
+        fake.emplace(static_cast<const std::byte*>(map));
+        fake->on_unmap = [this](std::int64_t begin, std::int64_t end) { handed_back.emplace_back(begin, end); };
+        return fake->pages();
     }
 };
 
@@ -50,7 +57,7 @@ TEST_CASE("folio probe: pages already mapped are seen mapped whole; each touched
     REQUIRE(map != MAP_FAILED);
     const View::Span span{100, static_cast<std::int64_t>(kMapBytes) - 100};
     Ranges ranges;
-    const FolioProbe probe = probe_folios(static_cast<const std::byte*>(map), span, 8, ranges.unmap());
+    const FolioProbe probe = probe_folios(static_cast<const std::byte*>(map), span, 8, ranges.unmap(map));
     CHECK(probe.samples == 8);
     CHECK(probe.cached == 8);
     CHECK(probe.mapped_whole == 8);  // no fault: the second page was mapped before
@@ -70,7 +77,7 @@ TEST_CASE("folio probe: pages not in memory are not touched, and say nothing") {
     REQUIRE(resident_pages(map, kMapBytes) == 0);
     Ranges ranges;
     const FolioProbe probe =
-        probe_folios(static_cast<const std::byte*>(map), {0, static_cast<std::int64_t>(kMapBytes)}, 8, ranges.unmap());
+        probe_folios(static_cast<const std::byte*>(map), {0, static_cast<std::int64_t>(kMapBytes)}, 8, ranges.unmap(map));
     CHECK(probe.cached == 0);
     CHECK_FALSE(probe.large_folios());
     CHECK(ranges.handed_back.empty());
@@ -83,7 +90,7 @@ TEST_CASE("folio probe: an input mostly not in memory is not taken for large fol
     REQUIRE(map != MAP_FAILED);
     std::memset(map, 1, kMapBytes / 4);  // its first quarter in memory
     const FolioProbe probe =
-        probe_folios(static_cast<const std::byte*>(map), {0, static_cast<std::int64_t>(kMapBytes)}, 8, nullptr);
+        probe_folios(static_cast<const std::byte*>(map), {0, static_cast<std::int64_t>(kMapBytes)}, 8, InputPages{});
     CHECK(probe.samples == 8);
     CHECK(probe.cached == 2);
     CHECK(probe.mapped_whole == 2);
@@ -113,7 +120,7 @@ TEST_CASE("folio probe: a cold file is not read") {
         return;
     }
     const FolioProbe probe =
-        probe_folios(static_cast<const std::byte*>(map), {0, static_cast<std::int64_t>(kMapBytes)}, 16, nullptr);
+        probe_folios(static_cast<const std::byte*>(map), {0, static_cast<std::int64_t>(kMapBytes)}, 16, InputPages{});
     CHECK(probe.cached == 0);
     CHECK_FALSE(probe.large_folios());
     CHECK(resident_pages(map, kMapBytes) == 0);
@@ -128,12 +135,12 @@ TEST_CASE("folio probe: a span too short for two pages the distance apart is not
     REQUIRE(map != MAP_FAILED);
     Ranges ranges;
     const FolioProbe probe =
-        probe_folios(static_cast<const std::byte*>(map), {4096, 4096 + kFolioProbeDistance}, 8, ranges.unmap());
+        probe_folios(static_cast<const std::byte*>(map), {4096, 4096 + kFolioProbeDistance}, 8, ranges.unmap(map));
     CHECK(probe.cached == 0);
     CHECK(ranges.handed_back.empty());
     // Just long enough: one place, probed as often as asked.
     const FolioProbe just = probe_folios(static_cast<const std::byte*>(map), {4096, 8192 + kFolioProbeDistance}, 3,
-                                         ranges.unmap());
+                                         ranges.unmap(map));
     CHECK(just.cached == 3);
     ::munmap(map, kMapBytes);
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gather_fixture.hpp"
+#include "fake_pages.hpp"
 #include "library_internals.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/parallel.hpp"
@@ -26,24 +27,25 @@ struct LongRows {
     const View view = gather({kRows, 256}, 0, random_indices(1000, kRows, 11));
     std::atomic<int> reads{0}, unmaps{0};  // reads: with pread, from the cache or not
 
+    FakePages fake{input.data()};
+
     InputPages pages() {
-        InputPages pages;
-        pages.read = [this](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+        fake.on_read = [this](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
             ++reads;
             std::memcpy(dst, input.data() + begin, static_cast<std::size_t>(bytes));
         };
-        pages.read_cached = [this](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+        fake.on_read_cached = [this](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
             ++reads;
             std::memcpy(dst, input.data() + begin, static_cast<std::size_t>(bytes));
             return bytes;
         };
-        pages.read_ahead = [](std::int64_t, std::int64_t) {};
-        pages.unmap = [this](std::int64_t, std::int64_t) { ++unmaps; };
-        return pages;
+        fake.on_read_ahead = [](std::int64_t, std::int64_t) {};
+        fake.on_unmap = [this](std::int64_t, std::int64_t) { ++unmaps; };
+        return fake.pages();
     }
 
-    static WriteSizes sizes() {
-        WriteSizes sizes;
+    static ReadSizes sizes() {
+        ReadSizes sizes;
         sizes.read_row_bytes = 512;
         sizes.scattered_gather_bytes = 1 << 20;  // the rows spread over 4 MiB
         sizes.gather_region_bytes = 256 << 10;
@@ -95,7 +97,7 @@ TEST_CASE("gather reads: long rows of an input whose pages are not in memory are
 
 TEST_CASE("gather reads: short rows spread far are copied through the mapping, never read with pread") {
     LongRows rows;
-    WriteSizes sizes = LongRows::sizes();
+    ReadSizes sizes = LongRows::sizes();
     sizes.read_row_bytes = 2048;  // 1 KiB rows are short
     const InputPages pages = rows.pages();
     GatherReads gather_reads(rows.input.data(), rows.view, pages, sizes);

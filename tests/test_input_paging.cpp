@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "fake_pages.hpp"
 #include "library_internals.hpp"
 #include "tslice/expr.hpp"
 #include "tslice/plan.hpp"
@@ -26,8 +27,8 @@ View view_of(const char* text, const std::vector<std::int64_t>& shape, std::size
     return apply_plan(plan_index(parse_index_expr(text), shape), View::contiguous(shape, itemsize));
 }
 
-WriteSizes small_sizes(double read_ahead_bytes, std::int64_t smallest_block) {
-    WriteSizes sizes;
+ReadSizes small_sizes(double read_ahead_bytes, std::int64_t smallest_block) {
+    ReadSizes sizes;
     sizes.read_ahead_bytes = read_ahead_bytes;
     sizes.read_ahead_block_bytes = smallest_block;
     sizes.read_ahead_thread = false;  // the asks in order, on this thread, as they are made
@@ -43,11 +44,13 @@ struct Walk {
     std::int64_t block_elements = 0;
 };
 
-Walk walk(const View& view, const WriteSizes& sizes, std::int64_t step, bool reading_in = false) {
+Walk walk(const View& view, const ReadSizes& sizes, std::int64_t step, bool reading_in = false) {
     Walk out;
-    InputPages pages{[&](std::int64_t begin, std::int64_t end) { out.released.emplace_back(begin, end); },
-                     [&](std::int64_t begin, std::int64_t end) { out.asked.emplace_back(begin, end); }};
-    if (reading_in) pages.read_in = [&](std::int64_t begin, std::int64_t end) { out.read_in.emplace_back(begin, end); };
+    FakePages fake(nullptr);
+    fake.on_release = [&](std::int64_t begin, std::int64_t end) { out.released.emplace_back(begin, end); };
+    fake.on_read_ahead = [&](std::int64_t begin, std::int64_t end) { out.asked.emplace_back(begin, end); };
+    if (reading_in) fake.on_read_in = [&](std::int64_t begin, std::int64_t end) { out.read_in.emplace_back(begin, end); };
+    const InputPages pages = fake.pages();
     InputPaging paging(view, pages, sizes);
     out.reads_ahead = paging.reads_ahead();
     out.block_elements = paging.block_elements();
@@ -66,7 +69,7 @@ std::int64_t bytes_of(const Ranges& ranges) {
 TEST_CASE("input paging: a walk without gaps is read in, either way; ranges apart and short ones are asked for") {
     const std::vector<std::int64_t> shape = {16, 32, 64};  // rows of 8 KiB, 128 KiB in all
     // Requests of a quarter of 32 KiB: a whole row each where a row is a block.
-    WriteSizes sizes = small_sizes(32 << 10, 1 << 10);
+    ReadSizes sizes = small_sizes(32 << 10, 1 << 10);
     sizes.read_in_bytes = 1 << 10;
     for (const std::string text : {"[1:-1]", "[:, :, ::-1]", "[::-1]", "[::-1, ::-1, ::-1]"}) {
         CAPTURE(text);
@@ -87,7 +90,7 @@ TEST_CASE("input paging: a walk without gaps is read in, either way; ranges apar
     CHECK(bytes_of(short_ones.asked) == 128 << 10);
     // Rows reversed, each in two requests read forwards: within a row the walk goes on, from
     // row to row it jumps back, so the first half of each row but the first is asked for.
-    WriteSizes split = small_sizes(16 << 10, 1 << 10);
+    ReadSizes split = small_sizes(16 << 10, 1 << 10);
     split.read_in_bytes = 1 << 10;
     const Walk split_rows = walk(view_of("[::-1]", shape), split, 1000, true);
     REQUIRE(split_rows.read_in.size() == 17);
@@ -134,10 +137,12 @@ TEST_CASE("input paging: how far ahead the asks reach") {
     const std::vector<std::int64_t> shape = {64, 1024};  // 256 KiB
     const View view = view_of("[::-1]", shape);
     std::int64_t lowest_asked = 256 << 10;
-    const InputPages pages{{}, [&](std::int64_t begin, std::int64_t end) {
-                               CHECK(end <= lowest_asked);
-                               lowest_asked = begin;
-                           }};
+    FakePages fake(nullptr);
+    fake.on_read_ahead = [&](std::int64_t begin, std::int64_t end) {
+        CHECK(end <= lowest_asked);
+        lowest_asked = begin;
+    };
+    const InputPages pages = fake.pages();
     InputPaging paging(view, pages, small_sizes(32 << 10, 1 << 10));
     // At once: the first 32 KiB the copy reads, the end of the input.
     CHECK(lowest_asked == (256 - 32) << 10);
@@ -189,7 +194,7 @@ TEST_CASE("input paging: a gather whose walk leaves rows behind releases them") 
     for (const auto& [begin, end] : got.released)
         if (begin < end && begin <= released_below) released_below = std::max(released_below, end);
     // All but the last row read and what InputPaging keeps of what it released before.
-    CHECK(released_below >= 255 * 4096 - InputPaging::kRefaultBytes);
+    CHECK(released_below >= 255 * 4096 - kLargestFolioBytes);
 
     InputPaging without(view_of("[::-1]", {64, 1024}), InputPages{}, small_sizes(64 << 10, 4 << 10));
     CHECK_FALSE(without.reads_ahead());
@@ -207,20 +212,20 @@ struct Asker {
 };
 
 Asker ask_and_map(const View& view, bool cached, bool mapping_faults, bool through_mapping = true) {
-    WriteSizes sizes = small_sizes(64 << 10, 4 << 10);
+    ReadSizes sizes = small_sizes(64 << 10, 4 << 10);
     sizes.read_ahead_thread = true;
     std::mutex mutex;
     Asker out;
     // Room made here: a callback that allocated could fault in the thread that counts faults.
     out.asked.reserve(64);
     out.mapped.reserve(64);
-    InputPages pages;
-    pages.read_ahead = [&](std::int64_t begin, std::int64_t end) {
+    FakePages fake(nullptr);
+    fake.on_read_ahead = [&](std::int64_t begin, std::int64_t end) {
         const std::lock_guard<std::mutex> lock(mutex);
         out.asked.emplace_back(begin, end);
     };
-    pages.read_cached = [cached](std::int64_t, std::int64_t bytes, std::byte*) { return cached ? bytes : 0; };
-    pages.map_ahead = [&](std::int64_t begin, std::int64_t end) {
+    fake.on_read_cached = [cached](std::int64_t, std::int64_t bytes, std::byte*) { return cached ? bytes : 0; };
+    fake.on_map_ahead = [&](std::int64_t begin, std::int64_t end) {
         if (mapping_faults) {  // a page of fresh memory: a fault of this thread per call
             void* page = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             REQUIRE(page != MAP_FAILED);
@@ -230,6 +235,7 @@ Asker ask_and_map(const View& view, bool cached, bool mapping_faults, bool throu
         const std::lock_guard<std::mutex> lock(mutex);
         out.mapped.emplace_back(begin, end);
     };
+    const InputPages pages = fake.pages();
     {
         InputPaging paging(view, pages, sizes, through_mapping);
         for (int wait = 0; wait < 5000; ++wait) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gather_fixture.hpp"
+#include "fake_pages.hpp"
 #include "library_internals.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/gather.hpp"
@@ -71,12 +72,14 @@ TEST_CASE("row reads: rows read in input order, close ones together, zeros where
         CAPTURE(threads);
         std::mutex mutex;
         std::vector<std::pair<std::int64_t, std::int64_t>> calls;
-        InputPages pages;
-        pages.read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+        FakePages fake(input.data());
+        fake.on_read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
             std::memcpy(dst, input.data() + begin, static_cast<std::size_t>(bytes));
             const std::lock_guard<std::mutex> lock(mutex);
             calls.emplace_back(begin, bytes);
         };
+        fake.on_read_cached = [](std::int64_t, std::int64_t, std::byte*) -> std::int64_t { return 0; };
+        const InputPages pages = fake.pages();
         WorkerPool pool(threads);
         std::vector<std::byte> got(want.size(), std::byte{0x55});
         read_gathered_rows(pool, view, pages, got.data(), 0, total);
@@ -103,21 +106,22 @@ TEST_CASE("row reads: what the page cache lacks is asked for at once, then read"
     // Bytes below 400,000 are "cached"; a read from the cache stops where they end.
     const std::int64_t cached_below = 400000;
     std::vector<std::pair<std::int64_t, std::int64_t>> asked, waited;
-    InputPages pages;
-    pages.read_cached = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+    FakePages fake(input.data());
+    fake.on_read_cached = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
         const std::int64_t got = std::clamp<std::int64_t>(cached_below - begin, 0, bytes);
         std::memcpy(dst, input.data() + begin, static_cast<std::size_t>(got));
         return got;
     };
-    pages.read_ahead = [&](std::int64_t begin, std::int64_t end) {
+    fake.on_read_ahead = [&](std::int64_t begin, std::int64_t end) {
         CHECK(waited.empty());  // every request before the first waiting read
         asked.emplace_back(begin, end);
     };
-    pages.read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+    fake.on_read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
         CHECK(begin + bytes > cached_below);
         std::memcpy(dst, input.data() + begin, static_cast<std::size_t>(bytes));
         waited.emplace_back(begin, begin + bytes);
     };
+    const InputPages pages = fake.pages();
     WorkerPool pool(1);
     std::vector<std::byte> got(want.size());
     read_gathered_rows(pool, view, pages, got.data(), 0, total);
@@ -133,16 +137,17 @@ TEST_CASE("row reads: a cold chunk asks for the next chunk's rows too, a warm on
     for (const bool cold : {true, false}) {
         CAPTURE(cold);
         std::vector<std::pair<std::int64_t, std::int64_t>> asked;
-        InputPages pages;
-        pages.read_cached = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) -> std::int64_t {
+        FakePages fake(input.data());
+        fake.on_read_cached = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) -> std::int64_t {
             if (cold) return 0;
             std::memcpy(dst, input.data() + begin, static_cast<std::size_t>(bytes));
             return bytes;
         };
-        pages.read_ahead = [&](std::int64_t begin, std::int64_t end) { asked.emplace_back(begin, end); };
-        pages.read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+        fake.on_read_ahead = [&](std::int64_t begin, std::int64_t end) { asked.emplace_back(begin, end); };
+        fake.on_read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
             std::memcpy(dst, input.data() + begin, static_cast<std::size_t>(bytes));
         };
+        const InputPages pages = fake.pages();
         WorkerPool pool(2);
         std::vector<std::byte> got(2 * 64 * 4);
         // The first two rows (10 and 3000), the next two (20 and 1000) asked for ahead.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gather_fixture.hpp"
+#include "fake_pages.hpp"
 #include "library_internals.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/view.hpp"
@@ -21,8 +22,8 @@ using namespace gather_fixture;
 
 namespace {
 
-WriteSizes sizes_of(std::int64_t window_bytes, std::int64_t region_bytes, std::int64_t spread_bytes = 0) {
-    WriteSizes sizes;
+ReadSizes sizes_of(std::int64_t window_bytes, std::int64_t region_bytes, std::int64_t spread_bytes = 0) {
+    ReadSizes sizes;
     sizes.gather_window_bytes = window_bytes;
     sizes.gather_region_bytes = region_bytes;
     sizes.scattered_gather_bytes = spread_bytes;
@@ -33,13 +34,13 @@ WriteSizes sizes_of(std::int64_t window_bytes, std::int64_t region_bytes, std::i
 struct Unmaps {
     std::mutex mutex;
     std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+    FakePages fake{nullptr};
     InputPages pages() {
-        InputPages pages;
-        pages.unmap = [this](std::int64_t begin, std::int64_t end) {
+        fake.on_unmap = [this](std::int64_t begin, std::int64_t end) {
             const std::lock_guard<std::mutex> lock(mutex);
             ranges.emplace_back(begin, end);
         };
-        return pages;
+        return fake.pages();
     }
 };
 
@@ -145,7 +146,7 @@ TEST_CASE("scattered gather: each region read is unmapped, inside what the view 
                 CHECK(begin < end);
                 CHECK(begin >= low);
                 CHECK(end <= high);
-                CHECK(end - begin <= 256 + InputPaging::kRefaultBytes);
+                CHECK(end - begin <= 256 + kLargestFolioBytes);
             }
             // A read's first byte: in some range unmapped (its region's).
             for (const RowRead& read : reads) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "library_internals.hpp"
 #include "machine_skips.hpp"
 #include "thrown_error.hpp"
 #include "tslice/container.hpp"
@@ -105,7 +106,7 @@ TEST_CASE("a deflated member is inflated into a spool; a stored one is pointed a
         CHECK(std::memcmp(data.data(), npy.data() + (npy.size() - 1200000), 1200000) == 0);
         // What the copy is told about where its input lies (copy.hpp): the small inflated
         // member is memory the process holds, the stored one the file's mapping.
-        CHECK(data.pages().memory() ==
+        CHECK(input_memory(data.pages()) ==
               (array.bytes.kind == ArrayBytes::Kind::Mapped ? InputMemory::Mapped : InputMemory::Resident));
     }
     fs::remove(path);
@@ -123,7 +124,7 @@ TEST_CASE("a deflated member over the in-memory budget streams through a spool")
     CHECK(std::memcmp(data.data(), npy.data() + (npy.size() - 36'000'000), 36'000'000) == 0);
     data.release(0, 8'000'000);
     CHECK(std::memcmp(data.data(), npy.data() + (npy.size() - 36'000'000), 36'000'000) == 0);
-    CHECK(data.pages().memory() == InputMemory::Mapped);  // the spool's mapping
+    CHECK(input_memory(data.pages()) == InputMemory::Mapped);  // the spool's mapping
     fs::remove(path);
 }
 
@@ -156,7 +157,7 @@ TEST_CASE("a range read in is in the page cache when the call returns; one read 
         fs::remove(path);
         return;
     }
-    REQUIRE(pages.read_in);
+    REQUIRE(pages.mapped());
     pages.read_in(4 * mib, 6 * mib + 4096);
     // Read, not asked for: there when the call returns.
     CHECK(pages.read_cached(4 * mib, 4096, got.data()) == 4096);
@@ -178,7 +179,7 @@ TEST_CASE("whether a page is in the page cache is told without reading it in") {
     const auto arrays = list_arrays(input.data(), input.size());
     const ArrayData data = ArrayData::open(input, arrays[0], "the array");
     const InputPages pages = data.pages();
-    REQUIRE(pages.cached);
+    REQUIRE(pages.mapped());
     const std::int64_t mib = std::int64_t{1} << 20;
     CHECK(pages.cached(5 * mib));  // just written
     const int fd = ::open(path.c_str(), O_RDONLY);
@@ -221,8 +222,7 @@ TEST_CASE("an array's bytes read without mapping them: from a file, a spool, or 
         REQUIRE(arrays.size() == 1);
         const ArrayData data = ArrayData::open(input, arrays[0], "the array");
         const InputPages pages = data.pages();
-        REQUIRE(pages.read);
-        REQUIRE(pages.read_cached);
+        REQUIRE(pages.mapped());
         std::vector<std::byte> got(5000);
         pages.read(123456, 5000, got.data());
         CHECK(std::memcmp(got.data(), data.data() + 123456, 5000) == 0);

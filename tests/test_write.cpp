@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "npy_fixture.hpp"
+#include "fake_pages.hpp"
 #include "library_internals.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
@@ -220,8 +221,10 @@ TEST_CASE("write_view: a view's elements in C order, byte-swapped when asked, wi
     reversed.byte_strides = {-4};
 
     std::vector<std::pair<std::int64_t, std::int64_t>> released, asked;
-    const InputPages pages{[&](std::int64_t begin, std::int64_t end) { released.emplace_back(begin, end); },
-                           [&](std::int64_t begin, std::int64_t end) { asked.emplace_back(begin, end); }};
+    FakePages fake(reinterpret_cast<const std::byte*>(data.data()));
+    fake.on_release = [&](std::int64_t begin, std::int64_t end) { released.emplace_back(begin, end); };
+    fake.on_read_ahead = [&](std::int64_t begin, std::int64_t end) { asked.emplace_back(begin, end); };
+    const InputPages pages = fake.pages();
     std::int64_t progress = 0;
     WriteOptions options;
     options.threads = 2;
@@ -232,16 +235,14 @@ TEST_CASE("write_view: a view's elements in C order, byte-swapped when asked, wi
         progress = bytes;
     };
     const fs::path path = dir.path / "out.bin";
-    // The asks are made on the copy's thread here: the asking thread drops what it has not
-    // asked for yet when the copy ends first, which a loaded machine made happen (then no ask
-    // at all was seen). That thread is tested in test_input_paging.cpp.
-    const WriteSizes shipped = write_sizes();
-    WriteSizes sizes = shipped;
-    sizes.read_ahead_thread = false;
-    set_write_sizes(sizes);
+    // A test's chunk (64 KiB: 37 chunks, copied over two threads): the asks are then made on the
+    // copy's thread, where the asking thread would drop what it has not asked for yet when the
+    // copy ends first, which a loaded machine made happen (then no ask at all was seen). That
+    // thread is tested in test_input_paging.cpp.
+    set_read_chunk_for_tests(64 << 10);
     write_view(path.string(), OutputFraming{"HEAD", 0, {}}, reinterpret_cast<const std::byte*>(data.data()), reversed,
                pages, options);
-    set_write_sizes(shipped);
+    set_read_chunk_for_tests(0);
 
     const std::string bytes = read_file(path);
     REQUIRE(bytes.size() == 4 + static_cast<std::size_t>(n) * 4);
@@ -330,25 +331,26 @@ TEST_CASE("write_view and text: a gather read window by window, or row by row, w
 
     std::vector<std::pair<std::int64_t, std::int64_t>> unmapped, read;
     std::mutex mutex;  // the callbacks are called from the worker threads
-    InputPages pages;
-    pages.unmap = [&](std::int64_t begin, std::int64_t end) {
+    FakePages fake(bytes);
+    fake.on_unmap = [&](std::int64_t begin, std::int64_t end) {
         const std::lock_guard<std::mutex> lock(mutex);
         unmapped.emplace_back(begin, end);
     };
-    pages.read = [&](std::int64_t begin, std::int64_t size, std::byte* dst) {
+    fake.on_read = [&](std::int64_t begin, std::int64_t size, std::byte* dst) {
         std::memcpy(dst, bytes + begin, static_cast<std::size_t>(size));
         const std::lock_guard<std::mutex> lock(mutex);
         read.emplace_back(begin, begin + size);
     };
-    const WriteSizes shipped = write_sizes();
-    WriteSizes sizes = shipped;
-    sizes.chunk_bytes = 1000;           // chunks that end inside rows
-    sizes.scattered_gather_bytes = 0;   // any spread
-    sizes.gather_window_bytes = 10000;  // many windows
-    sizes.gather_region_bytes = 4096;   // many regions
+    // Nothing in the page cache: every row read with pread is a waiting read, recorded.
+    fake.on_read_cached = [](std::int64_t, std::int64_t, std::byte*) -> std::int64_t { return 0; };
+    const InputPages pages = fake.pages();
+    // Chunks that end inside rows, and with them windows of 64,000 bytes (many) of regions of
+    // 2 KiB (many), for a gather spread over more than 64,000 bytes (this one).
+    constexpr std::size_t kChunk = 1000;
+    const ReadSizes sizes(kChunk);
     // `mapping`: the input as its mapping holds it.
     const auto written = [&](const View& view, const InputPages& with, bool text, const std::byte* mapping) {
-        set_write_sizes(sizes);
+        set_read_chunk_for_tests(kChunk);
         const fs::path path = dir.path / (text ? "out.json" : "out.bin");
         WriteOptions options;
         options.threads = 2;
@@ -356,7 +358,7 @@ TEST_CASE("write_view and text: a gather read window by window, or row by row, w
             write_values_as_text(path.string(), TextFormat::Json, mapping, view, type, with, options);
         else
             write_view(path.string(), OutputFraming{"", 0, {}}, mapping, view, with, options);
-        set_write_sizes(shipped);
+        set_read_chunk_for_tests(0);
         return read_file(path);
     };
     // A mapping whose pages are not in memory: never touched, they hold zeros, not the input,
@@ -420,12 +422,13 @@ TEST_CASE("write_view: a contiguous result of a file is read from it chunk by ch
     View middle = View::contiguous({n - 2}, 4);
     middle.byte_offset = 4;
     std::vector<std::pair<std::int64_t, std::int64_t>> reads;
-    InputPages pages;
+    FakePages fake(reinterpret_cast<const std::byte*>(mapped.data()));
     // What the file holds; the "mapping" holds zeros, so a chunk written from it would show.
-    pages.read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+    fake.on_read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
         std::memcpy(dst, reinterpret_cast<const std::byte*>(file.data()) + begin, static_cast<std::size_t>(bytes));
         reads.emplace_back(begin, bytes);
     };
+    const InputPages pages = fake.pages();
     const fs::path path = dir.path / "out.bin";
     write_view(path.string(), OutputFraming{"", 0, {}}, reinterpret_cast<const std::byte*>(mapped.data()), middle,
                pages, WriteOptions{});

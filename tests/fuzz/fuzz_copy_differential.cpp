@@ -29,6 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fake_pages.hpp"
 #include "fuzz_common.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
@@ -37,7 +38,7 @@
 #include "tslice/steps.hpp"
 #include "tslice/view.hpp"
 #include "tslice/write.hpp"
-#include "write/write_sizes.hpp"
+#include "read/read_sizes.hpp"
 
 using namespace tslice;
 using tslice_fuzz::ByteReader;
@@ -311,26 +312,20 @@ void check_writer(ByteReader& in, const Pipeline& pipeline, const std::byte* inp
     if (input_bytes) std::memcpy(base, input, input_bytes);
     const auto base_address = reinterpret_cast<std::uintptr_t>(base);
 
-    WriteSizes sizes;
-    sizes.chunk_bytes = static_cast<std::size_t>(in.range(1, 64)) * 64;
-    sizes.threaded_bytes = in.coin() ? 0 : sizes.threaded_bytes;
-    sizes.release_bytes = static_cast<double>(in.range(1, 256) * 64);
-    sizes.read_ahead_bytes = static_cast<double>(in.range(0, 64) * 64);
-    sizes.read_ahead_block_bytes = in.range(0, 64) * 16;
-    sizes.read_ahead_thread = in.coin();
-    sizes.read_row_bytes = in.range(0, 16) * 8;
-    sizes.scattered_gather_bytes = in.coin() ? sizes.scattered_gather_bytes : in.range(0, 64) * 16;
-    sizes.gather_window_bytes = in.range(1, 64) * 16;
-    sizes.gather_region_bytes = in.range(1, 64) * 16;
-    const WriteSizes shipped = write_sizes();
-    set_write_sizes(sizes);
+    // The read stage's one test hook: every size a multiple of a chunk of 16 bytes to 1 KiB, so
+    // that these arrays cross many chunks, release pieces, read aheads, gather windows and
+    // regions; read aheads asked on the copy's thread.
+    const ReadSizes sizes(static_cast<std::size_t>(in.range(1, 64)) * 16);
+    set_read_chunk_for_tests(sizes.chunk_bytes);
     WriteOptions options;
     options.threads = static_cast<unsigned>(in.range(1, 3));
 
     const Result result = apply_pipeline(pipeline, base, layout);
+    FakePages fake(base);
     InputPages input_pages;
     if (result.data == base) {
-        input_pages.release = [&](std::int64_t begin, std::int64_t end) {
+        input_pages = fake.pages();
+        fake.on_release = [&](std::int64_t begin, std::int64_t end) {
             if (begin >= end) return;  // an empty range (the writer's spans may cross at the end)
             if (begin < 0 || end > static_cast<std::int64_t>(input_bytes))
                 finding("release of bytes [%lld, %lld) outside the input's %zu", static_cast<long long>(begin),
@@ -340,7 +335,7 @@ void check_writer(ByteReader& in, const Pipeline& pipeline, const std::byte* inp
             const std::uintptr_t to = (base_address + static_cast<std::uintptr_t>(end)) / page * page;
             if (from < to) ::mprotect(reinterpret_cast<void*>(from), to - from, PROT_NONE);
         };
-        input_pages.read_ahead = [&](std::int64_t begin, std::int64_t end) {
+        fake.on_read_ahead = [&](std::int64_t begin, std::int64_t end) {
             if (begin < 0 || begin >= end || end > static_cast<std::int64_t>(input_bytes))
                 finding("read ahead of bytes [%lld, %lld) outside the input's %zu", static_cast<long long>(begin),
                         static_cast<long long>(end), input_bytes);
@@ -352,13 +347,13 @@ void check_writer(ByteReader& in, const Pipeline& pipeline, const std::byte* inp
             (void)last;
         };
         // Pages a scattered gather is done with for now: it may read them again.
-        input_pages.unmap = [&](std::int64_t begin, std::int64_t end) {
+        fake.on_unmap = [&](std::int64_t begin, std::int64_t end) {
             if (begin < 0 || begin >= end || end > static_cast<std::int64_t>(input_bytes))
                 finding("unmap of bytes [%lld, %lld) outside the input's %zu", static_cast<long long>(begin),
                         static_cast<long long>(end), input_bytes);
         };
         // A gather's rows read as pread would: a released page is a crash here too.
-        input_pages.read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+        fake.on_read = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
             if (begin < 0 || bytes <= 0 || begin + bytes > static_cast<std::int64_t>(input_bytes))
                 finding("read of bytes [%lld, %lld) outside the input's %zu", static_cast<long long>(begin),
                         static_cast<long long>(begin + bytes), input_bytes);
@@ -366,7 +361,7 @@ void check_writer(ByteReader& in, const Pipeline& pipeline, const std::byte* inp
         };
         // A page cache that holds only some of what is asked: reads from an odd 64-byte line
         // stop halfway, so the cached, missing and asked-ahead paths all run.
-        input_pages.read_cached = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
+        fake.on_read_cached = [&](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
             if (begin < 0 || bytes <= 0 || begin + bytes > static_cast<std::int64_t>(input_bytes))
                 finding("cached read of bytes [%lld, %lld) outside the input's %zu", static_cast<long long>(begin),
                         static_cast<long long>(begin + bytes), input_bytes);
@@ -383,7 +378,7 @@ void check_writer(ByteReader& in, const Pipeline& pipeline, const std::byte* inp
     } catch (const Error& error) {
         finding("write_view of a planned result failed: %s", error.what());
     }
-    set_write_sizes(shipped);
+    set_read_chunk_for_tests(0);
     std::vector<std::byte> got(want.size() + 1);
     const ssize_t read = ::pread(fd, got.data(), got.size(), 0);
     ::close(fd);

@@ -19,7 +19,6 @@
 
 #include "tslice/container.hpp"
 #include "tslice/view.hpp"
-#include "tslice/write.hpp"
 
 namespace tslice {
 
@@ -54,8 +53,14 @@ std::shared_ptr<const RegionSource> open_region_source(const std::string& path, 
 // two above; nullopt for none.
 std::optional<std::size_t> hdf5_signature_at(const std::byte* bytes, std::size_t size);
 
+// The largest folio a file's page cache holds (a PMD: 2 MiB with 4 KiB pages on x86-64 and
+// arm64). A fault on a mapping maps the whole folio it lands in, so pages given back just
+// before a place still read may come back with it: a release reaches this far back.
+constexpr std::int64_t kLargestFolioBytes = std::int64_t{2} << 20;
+
 // A read-only mapping of a file (from its start) that can give back pages it will not read
-// again, ask for those it reads next, and read bytes without mapping them.
+// again, ask for those it reads next, and read bytes without mapping them. The page calls are
+// virtual so that tests can stand in for the page cache and see what a copy asks of it.
 class Mapping {
 public:
     Mapping() = default;
@@ -63,38 +68,41 @@ public:
     Mapping(void* map, std::size_t size, int file);
     Mapping(Mapping&& other) noexcept { *this = std::move(other); }
     Mapping& operator=(Mapping&& other) noexcept;
-    ~Mapping();
+    virtual ~Mapping();
 
     const std::byte* data() const;
     std::size_t size() const { return size_; }
     // The pages wholly or partly inside [begin, end) leave this process's memory; reading them
     // again later reads them again from the file.
-    void release(const std::byte* begin, const std::byte* end) const;
+    virtual void release(const std::byte* begin, const std::byte* end) const;
+    // The same for pages a copy may read again (a gather copied window by window): a page of
+    // a private mapping never written comes back from the page cache when it is read.
+    virtual void unmap(const std::byte* begin, const std::byte* end) const { release(begin, end); }
     // The pages wholly or partly inside [begin, end) are read from the file ahead of their
     // first use (MADV_WILLNEED): the reads start, and the call does not wait for them.
-    void read_ahead(const std::byte* begin, const std::byte* end) const;
+    virtual void read_ahead(const std::byte* begin, const std::byte* end) const;
     // The pages wholly or partly inside [begin, end) are read into the page cache now, in
     // order, and the call returns when they are there (sendfile to /dev/null: through the
     // kernel's readahead, which caches large folios, and no copy into this process). Where
     // the file system cannot, they are asked for as read_ahead does.
-    void read_in(const std::byte* begin, const std::byte* end) const;
+    virtual void read_in(const std::byte* begin, const std::byte* end) const;
     // The pages wholly or partly inside [begin, end) are mapped now (MADV_POPULATE_READ),
     // read from the file first if they must be, so that the reads of them do not fault.
     // Advice: a kernel without it (before Linux 5.14) leaves them to the faults.
-    void map_ahead(const std::byte* begin, const std::byte* end) const;
+    virtual void map_ahead(const std::byte* begin, const std::byte* end) const;
     // Copies `bytes` bytes from `at` (inside the mapping) to `dst` by reading the file
     // (pread), so that the pages do not become this process's memory: scattered reads (a
     // gather's rows) that would otherwise leave the file mapped. `what` names it in errors.
-    void read(const std::byte* at, std::size_t bytes, std::byte* dst, const std::string& what) const;
+    virtual void read(const std::byte* at, std::size_t bytes, std::byte* dst, const std::string& what) const;
     // As read, but only what the page cache holds, never waiting for the device (preadv2 with
     // RWF_NOWAIT): the bytes read, from the first on. Where a page is missing, the kernel still
     // starts reading it ahead (`cached` asks without that).
-    std::size_t read_cached(const std::byte* at, std::size_t bytes, std::byte* dst) const;
+    virtual std::size_t read_cached(const std::byte* at, std::size_t bytes, std::byte* dst) const;
     // Whether the page holding `at` (inside the mapping) is in the page cache, by mincore: it
     // reads nothing and, unlike a read that must not wait, starts no readahead there. Linux
     // tells the page cache's state only for a file the process may write or owns; for
     // another, only whether the page is mapped here.
-    bool cached(const std::byte* at) const;
+    virtual bool cached(const std::byte* at) const;
     // The descriptor mapped (-1 for none), for reads of the file that do not go through the
     // mapping; it stays this mapping's.
     int file() const { return file_; }
@@ -109,6 +117,43 @@ private:
     // The same file opened again (-1 where that failed): read_in's reads keep their own
     // readahead state, apart from the copy's faults and preads.
     int reader_ = -1;
+};
+
+// The pages under one array's bytes, in offsets from its first byte: what a copy that reads
+// them may do with them (Mapping's calls). Empty for data the process holds in memory, which
+// has no pages to give back or ask for. Valid while the mapping lives.
+class InputPages {
+public:
+    InputPages() = default;
+    // `data`: the array's first byte, inside `mapping`; `what` names it in read errors.
+    InputPages(const Mapping& mapping, const std::byte* data, const std::string& what)
+        : mapping_(&mapping), data_(data), what_(&what) {}
+
+    // Whether the data is a file's (or a spool's) mapping, which a copy faults in as it reads.
+    bool mapped() const { return mapping_ != nullptr; }
+
+    void release(std::int64_t begin, std::int64_t end) const { mapping_->release(data_ + begin, data_ + end); }
+    void unmap(std::int64_t begin, std::int64_t end) const { mapping_->unmap(data_ + begin, data_ + end); }
+    void read_ahead(std::int64_t begin, std::int64_t end) const { mapping_->read_ahead(data_ + begin, data_ + end); }
+    void read_in(std::int64_t begin, std::int64_t end) const { mapping_->read_in(data_ + begin, data_ + end); }
+    void map_ahead(std::int64_t begin, std::int64_t end) const { mapping_->map_ahead(data_ + begin, data_ + end); }
+    void read(std::int64_t begin, std::int64_t bytes, std::byte* dst) const {
+        mapping_->read(data_ + begin, static_cast<std::size_t>(bytes), dst, *what_);
+    }
+    std::int64_t read_cached(std::int64_t begin, std::int64_t bytes, std::byte* dst) const {
+        return static_cast<std::int64_t>(mapping_->read_cached(data_ + begin, static_cast<std::size_t>(bytes), dst));
+    }
+    bool cached(std::int64_t at) const { return mapping_->cached(data_ + at); }
+    // The file the bytes are read from (-1 where there is none), and where the array's first
+    // byte is in it: a contiguous result is moved from it to the output without being copied
+    // into this process (file_splice.hpp).
+    int file() const { return mapping_ ? mapping_->file() : -1; }
+    std::int64_t file_offset() const { return mapping_ ? data_ - mapping_->data() : 0; }
+
+private:
+    const Mapping* mapping_ = nullptr;
+    const std::byte* data_ = nullptr;
+    const std::string* what_ = nullptr;
 };
 
 // An unlinked temporary file in TMPDIR (O_TMPFILE where the file system has it, else mkstemp
@@ -181,8 +226,8 @@ public:
     View view() const;
     // Offsets from data(), as Mapping::release (nothing for an array inflated into memory).
     void release(std::int64_t begin, std::int64_t end) const;
-    // Mapping's release, read_ahead, read, read_cached, map_ahead and cached over offsets from data(), for the
-    // write stage (none for an array inflated into memory); valid while this ArrayData lives.
+    // The pages under data(), for the read stage (none for an array inflated into memory);
+    // valid while this ArrayData lives.
     InputPages pages() const;
 
 private:

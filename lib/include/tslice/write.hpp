@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "tslice/copy.hpp"
 #include "tslice/npy.hpp"
+#include "tslice/source.hpp"
 #include "tslice/view.hpp"
 
 namespace tslice {
@@ -77,46 +77,9 @@ using TextSource = std::function<bool(std::string& out)>;
 // the descriptor the path names.
 void write_text(const std::string& path, const TextSource& next, const WriteOptions& options = {});
 
-// What a copy tells the input about its pages as it moves on, for data mapped from a file
-// (ArrayData::pages()); bytes [begin, end) are offsets from the data a view reads. Any may
-// be unset: data in memory has none.
-struct InputPages {
-    using Callback = std::function<void(std::int64_t begin, std::int64_t end)>;
-    // The copy will not read these bytes again: their pages may leave this process's memory.
-    Callback release;
-    // The copy reads these bytes next: their pages may be read from the file ahead of it.
-    Callback read_ahead;
-    // Copies `bytes` bytes from offset `begin` to `dst` without mapping them (pread): for
-    // scattered reads, a gather's rows, which would otherwise leave the file mapped.
-    std::function<void(std::int64_t begin, std::int64_t bytes, std::byte* dst)> read;
-    // As `read`, from what the page cache holds only, never waiting for the device: returns
-    // the bytes read, fewer where a page is not there.
-    std::function<std::int64_t(std::int64_t begin, std::int64_t bytes, std::byte* dst)> read_cached;
-    // The copy is done with these bytes for now, and may read them again later (a gather
-    // copied window by window): their pages may leave this process's memory, to be mapped
-    // from the page cache again if they are read.
-    Callback unmap;
-    // The copy reads these bytes soon, through the mapping: their pages may be mapped ahead
-    // of it, waiting for the device where they are not in the page cache yet.
-    Callback map_ahead;
-    // The copy reads these bytes next, going on from the last bytes it read ahead: they are
-    // read into the page cache now, and the call returns when they are there.
-    Callback read_in;
-    // Whether the page holding byte `at` is in the page cache, found without reading it.
-    std::function<bool(std::int64_t at)> cached;
-    // The file the bytes are read from (-1 where there is none), and where byte 0 of the data
-    // is in it: a contiguous result is moved from it to the output without being copied into
-    // this process (file_splice.hpp). Only while the data lives.
-    int file = -1;
-    std::int64_t file_offset = 0;
-
-    // An input with pages to ask for is a mapping the copy faults in as it reads; one without
-    // is memory the process holds (copy.hpp).
-    InputMemory memory() const { return read_ahead ? InputMemory::Mapped : InputMemory::Resident; }
-};
-
-// Writes the elements `view` selects from `data`, framed. With `pages`, the input pages the
-// rest of the copy cannot read are released, and those it reads next asked for, as it moves on.
+// Writes the elements `view` selects from `data`, framed, chunk by chunk from the read stage's
+// reader: with `pages` (data mapped from a file), the input pages the rest of the copy cannot
+// read are released, and those it reads next asked for, as it moves on.
 void write_view(const std::string& path, const OutputFraming& framing, const std::byte* data, const View& view,
                 const InputPages& pages, const WriteOptions& options);
 

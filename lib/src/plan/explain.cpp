@@ -1,6 +1,6 @@
 #include "text/python_text.hpp"
 #include "read/row_reads.hpp"
-#include "write/write_sizes.hpp"
+#include "read/read_sizes.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/explain.hpp"
@@ -244,7 +244,7 @@ std::string copy_description(const Pipeline& pipeline, std::size_t itemsize, boo
     std::string text = describe_copy(view, InputMemory::Mapped);
     // The write stage's choice for an input read from a file (row_reads.hpp).
     const std::int64_t row_bytes = gathered_row_bytes(view);
-    const WriteSizes sizes = write_sizes();
+    const ReadSizes sizes = read_sizes();
     if (row_bytes > 0 && row_bytes >= sizes.read_row_bytes)
         text += "; from a file, rows are read where they lie (pread, in the order of their offsets), not mapped";
     else if (row_bytes > 0)

@@ -31,7 +31,7 @@ __attribute__((noinline, no_sanitize("address"))) void touch(std::uintptr_t addr
 
 }  // namespace
 
-FolioProbe probe_folios(const std::byte* data, View::Span span, int samples, const InputPages::Callback& unmap) {
+FolioProbe probe_folios(const std::byte* data, View::Span span, int samples, const InputPages& pages) {
     FolioProbe probe;
     const auto page_bytes = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
     const auto base = reinterpret_cast<std::uintptr_t>(data);
@@ -53,9 +53,10 @@ FolioProbe probe_folios(const std::byte* data, View::Span span, int samples, con
         touch(far);
         if (faults_of_this_thread() == faults) ++probe.mapped_whole;
         // What the faults may have mapped: the folios of up to 2 MiB the two pages are in.
-        const std::int64_t folio = std::int64_t{2} << 20;
         const auto offset = static_cast<std::int64_t>(near - base);
-        if (unmap) unmap(std::max(span.begin, offset - folio), std::min(span.end, offset + kFolioProbeDistance + folio));
+        if (pages.mapped())
+            pages.unmap(std::max(span.begin, offset - kLargestFolioBytes),
+                        std::min(span.end, offset + kFolioProbeDistance + kLargestFolioBytes));
     }
     return probe;
 }

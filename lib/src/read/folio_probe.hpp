@@ -3,16 +3,15 @@
 // Why it matters: Linux caches a file read in order in large folios (up to 2 MiB), and a fault
 // on a mapping maps the whole folio it lands in; pages asked for (MADV_WILLNEED, fadvise) or
 // read backwards enter the cache one 4 KiB page each, and a fault maps the 64 KiB around it.
-// Reads through the mapping then take ten times the faults (a gather of 100,000 rows of 1 KiB
-// from a 1 GiB file: 2,700 against 31,000), and a path that is quickest on the one cache is
-// the slower on the other. Nothing but a fault tells them apart: mincore sees pages, not folios.
+// Reads through the mapping then take about ten times the faults (docs/performance.md), and a
+// path that is quickest on the one cache is the slower on the other. Nothing but a fault tells them apart: mincore sees pages, not folios.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "tslice/view.hpp"
-#include "tslice/write.hpp"
+#include "tslice/source.hpp"
 
 namespace tslice {
 
@@ -34,8 +33,8 @@ struct FolioProbe {
 // Probes `samples` places spread over `span` (offsets from `data`, a mapping of the input):
 // where two pages kFolioProbeDistance apart are both cached, touches the first and sees
 // whether the second then faults. Touches nothing that is not cached (no read waits for the
-// device) and hands each touched range to `unmap`, so nothing stays mapped.
-FolioProbe probe_folios(const std::byte* data, View::Span span, int samples, const InputPages::Callback& unmap);
+// device) and hands each touched range to `pages.unmap`, so nothing stays mapped.
+FolioProbe probe_folios(const std::byte* data, View::Span span, int samples, const InputPages& pages);
 
 // Past the 64 KiB a fault maps around it (the kernel's default fault_around_bytes), within a
 // folio of 256 KiB or more.

@@ -10,22 +10,21 @@ namespace tslice {
 
 namespace {
 
-// Places the probe of a gather's input samples: 0.10 ms in all on a 1 GiB input cached in large
-// folios, 0.24 ms on one cached in single pages (each place unmaps what its faults mapped).
+// Places the probe of a gather's input samples: few enough that the probe costs a fraction of
+// a millisecond (each place unmaps what its faults mapped), enough to see most of the input.
 constexpr int kFolioSamples = 16;
 
 }  // namespace
 
-GatherReads::GatherReads(const std::byte* data, const View& view, const InputPages& pages, const WriteSizes& sizes)
+GatherReads::GatherReads(const std::byte* data, const View& view, const InputPages& pages, const ReadSizes& sizes)
     : view_(view), pages_(pages) {
     const bool long_rows = reads_gathered_rows(view, pages, sizes);
     if (ScatteredGather::suits(view, pages, sizes)) scattered_.emplace(data, view, pages, sizes);
     // Long rows spread far are read with pread unless the page cache holds the input in large
-    // folios, which the mapping maps a folio per fault: then the scattered copy is quicker
-    // (100,000 rows of 1 KiB from a 1 GiB file: 70 against 90 ms for the whole run, where on
-    // a cache of single pages it took 143 against 89; docs/performance-log.md). A cold input
+    // folios, which the mapping maps a folio per fault: then the scattered copy is quicker,
+    // where on a cache of single pages it is the slower (docs/performance.md). A cold input
     // is read with pread, which asks for each chunk's rows at once.
-    if (long_rows && scattered_ && !probe_folios(data, scattered_->hull(), kFolioSamples, pages.unmap).large_folios())
+    if (long_rows && scattered_ && !probe_folios(data, scattered_->hull(), kFolioSamples, pages).large_folios())
         scattered_.reset();
     reads_rows_ = long_rows && !scattered_;
 }

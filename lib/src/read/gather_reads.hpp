@@ -1,5 +1,5 @@
 // How a gather is read from a file, one decision for the write stage and the text writers:
-// rows of at least WriteSizes::read_row_bytes with pread (row_reads.hpp), shorter rows spread
+// rows of at least ReadSizes::read_row_bytes with pread (row_reads.hpp), shorter rows spread
 // far over the input a window at a time in the input's order (scattered_gather.hpp), and long
 // rows so too where the page cache holds the input in large folios (folio_probe.hpp). Any other
 // view, or data in memory, is left to the caller, who copies it through the mapping.
@@ -10,17 +10,17 @@
 #include <optional>
 
 #include "read/scattered_gather.hpp"
-#include "write/write_sizes.hpp"
+#include "read/read_sizes.hpp"
 #include "tslice/parallel.hpp"
 #include "tslice/view.hpp"
-#include "tslice/write.hpp"
+#include "tslice/source.hpp"
 
 namespace tslice {
 
 class GatherReads {
 public:
     // `view` and `pages` must outlive this.
-    GatherReads(const std::byte* data, const View& view, const InputPages& pages, const WriteSizes& sizes);
+    GatherReads(const std::byte* data, const View& view, const InputPages& pages, const ReadSizes& sizes);
 
     // Whether the view is read so, not through the mapping.
     explicit operator bool() const { return reads_rows_ || scattered_.has_value(); }

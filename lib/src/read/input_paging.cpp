@@ -31,14 +31,13 @@ struct TrailingBlock {
 
 }  // namespace
 
-InputPaging::InputPaging(const View& view, const InputPages& pages, const WriteSizes& sizes, bool through_mapping)
-    : view_(view), total_(view.element_count()) {
-    release_ = pages.release;
+InputPaging::InputPaging(const View& view, const InputPages& pages, const ReadSizes& sizes, bool through_mapping)
+    : view_(view), pages_(pages), releases_(pages.mapped()), total_(view.element_count()) {
     if (view.has_table()) {
         affine_ = view;
         affine_.table = nullptr;
         affine_.table_strides.clear();
-        if (release_)
+        if (releases_)
             if (const std::optional<View::EntryRange> entries = view.table_entry_range()) {
                 table_low_ = entries->low;
                 table_high_ = entries->high;
@@ -47,7 +46,7 @@ InputPaging::InputPaging(const View& view, const InputPages& pages, const WriteS
     }
     whole_ = unread_ = span_from(0);
     if (view.has_table()) return;
-    if (!pages.read_ahead || total_ == 0 || sizes.read_ahead_bytes <= 0) return;
+    if (!pages.mapped() || total_ == 0 || sizes.read_ahead_bytes <= 0) return;
 
     // The largest block of trailing axes the copy reads at least half the pages of: inside
     // one, the next elements' hull is what they read; past one, it may be mostly gaps (the
@@ -65,8 +64,6 @@ InputPaging::InputPaging(const View& view, const InputPages& pages, const WriteS
         block = outer;
     }
     if (block.hull < sizes.read_ahead_block_bytes) return;
-    read_ahead_ = pages.read_ahead;
-    read_in_ = pages.read_in;
     read_in_bytes_ = sizes.read_in_bytes;
     block_elements_ = block.elements;
     const double bytes_per_element = static_cast<double>(block.hull) / static_cast<double>(block.elements);
@@ -77,14 +74,11 @@ InputPaging::InputPaging(const View& view, const InputPages& pages, const WriteS
     use_thread_ = sizes.read_ahead_thread;
     // Mapping ahead pays where the copy would fault more than it copies: a result of at most
     // a quarter of the bytes it reads. On two cores a result as large as the input was
-    // slower so (uint8 [:, :, ::-1] of a 1 GiB file to a file: 314 against 267 ms): the
-    // mapping took CPU time from the writing. Measured on page caches of single pages (files
-    // written with write()); for large folios see asking().
+    // slower so: the mapping took CPU time from the writing (docs/performance.md). Measured
+    // on page caches of single pages (files written with write()); for large folios see
+    // asking().
     const std::int64_t result_bytes = total_ * static_cast<std::int64_t>(view.itemsize);
-    if (through_mapping && use_thread_ && pages.read_cached && 4 * result_bytes <= whole_.end - whole_.begin) {
-        map_ahead_ = pages.map_ahead;
-        read_cached_ = pages.read_cached;
-    }
+    map_ahead_ = through_mapping && use_thread_ && 4 * result_bytes <= whole_.end - whole_.begin;
     read_ahead_from(0);
 }
 
@@ -124,7 +118,7 @@ void InputPaging::asking() {
         requests_.pop_front();
         lock.unlock();
         fetch(request.span);
-        if (map_ahead_) {
+        if (map_ahead_.load(std::memory_order_relaxed)) {
             to_map.push_back(request);
             if (to_map.size() > kMapLag) {
                 const Request next = to_map.front();
@@ -132,15 +126,14 @@ void InputPaging::asking() {
                 // Not what the copy has read already (and perhaps released).
                 std::byte last{};
                 if (next.end > copied_.load(std::memory_order_relaxed) && next.span.begin < next.span.end &&
-                    read_cached_(next.span.end - 1, 1, &last) == 1) {
+                    pages_.read_cached(next.span.end - 1, 1, &last) == 1) {
                     const std::int64_t faults = faults_of_this_thread();
-                    map_ahead_(next.span.begin, next.span.end);
+                    pages_.map_ahead(next.span.begin, next.span.end);
                     // A page cache of large folios maps many pages per fault, and the copy's
                     // own faults then cost little: mapping ahead would only take CPU time from
-                    // the copy and the writer (float32 [:, :, ::5] of a 1 GiB file: 80 against
-                    // 70 ms), so it stops.
+                    // the copy and the writer, so it stops.
                     if ((faults_of_this_thread() - faults) * kFewFaultsBytes < next.span.end - next.span.begin)
-                        map_ahead_ = nullptr;
+                        map_ahead_.store(false, std::memory_order_relaxed);
                 }
             }
         }
@@ -150,19 +143,18 @@ void InputPaging::asking() {
 
 void InputPaging::fetch(const View::Span& span) {
     // A walk without gaps, forwards or backwards (each request touches the last), is read in
-    // (see Mapping::read_in: the page cache then holds large folios, and it was faster cold:
-    // [::-1] and [:, :, ::-1] in 0.76 and 0.83 of the time asking took, [1:-1] in 0.88;
-    // docs/performance-log.md). Requests with gaps between them are asked for, so that the
-    // device reads them together: read in one after another, each waiting for the device,
-    // float32 [::4] took 0.40-0.48 s cold against 0.19-0.23 s. (A backward walk whose blocks
+    // (see Mapping::read_in: the page cache then holds large folios, and it was faster cold).
+    // Requests with gaps between them are asked for, so that the device reads them together:
+    // read in one after another, each waits for the device, which made [::4] twice as slow
+    // (docs/performance.md). (A backward walk whose blocks
     // take several requests, read forwards, jumps back at each block: its first request there
     // is asked for, the rest read in.)
     const bool goes_on = !fetched_ || (span.begin <= fetched_->end && span.end >= fetched_->begin);
     fetched_ = span;
-    if (read_in_ && goes_on && span.end - span.begin >= read_in_bytes_)
-        read_in_(span.begin, span.end);
+    if (goes_on && span.end - span.begin >= read_in_bytes_)
+        pages_.read_in(span.begin, span.end);
     else
-        read_ahead_(span.begin, span.end);
+        pages_.read_ahead(span.begin, span.end);
 }
 
 View::Span InputPaging::span_from(std::int64_t element) const {
@@ -174,13 +166,15 @@ View::Span InputPaging::span_from(std::int64_t element) const {
 
 void InputPaging::before(std::int64_t element) {
     copied_.store(element, std::memory_order_relaxed);
-    if (release_) {
+    if (releases_) {
         const View::Span still = span_from(element);
-        release_(std::max(whole_.begin, unread_.begin - kRefaultBytes), still.begin);
-        release_(still.end, std::min(whole_.end, unread_.end + kRefaultBytes));
+        const std::int64_t below = std::max(whole_.begin, unread_.begin - kLargestFolioBytes);
+        const std::int64_t above = std::min(whole_.end, unread_.end + kLargestFolioBytes);
+        pages_.release(below, still.begin);  // either may be empty: nothing goes
+        pages_.release(still.end, above);
         unread_ = still;
     }
-    if (read_ahead_) read_ahead_from(element);
+    if (reads_ahead()) read_ahead_from(element);
 }
 
 void InputPaging::read_ahead_from(std::int64_t element) {

@@ -35,8 +35,8 @@ std::int64_t gathered_row_bytes(const View& view) {
     return row_shape_of(normalise(view)).length * static_cast<std::int64_t>(view.itemsize);
 }
 
-bool reads_gathered_rows(const View& view, const InputPages& pages, const WriteSizes& sizes) {
-    if (!pages.read) return false;
+bool reads_gathered_rows(const View& view, const InputPages& pages, const ReadSizes& sizes) {
+    if (!pages.mapped()) return false;
     const std::int64_t row_bytes = gathered_row_bytes(view);
     return row_bytes > 0 && row_bytes >= sizes.read_row_bytes;
 }
@@ -121,7 +121,7 @@ void read_gathered_rows(WorkerPool& pool, const View& view, const InputPages& pa
     for (std::size_t k = 0; k < zeros; ++k) std::memset(dst + reads[k].output, 0, static_cast<std::size_t>(reads[k].bytes));
     // A cold input: the rows of the next elements are asked for too, once, so that the
     // device reads them while these are copied.
-    std::atomic<bool> asked_ahead{next_count <= 0 || !pages.read_ahead};
+    std::atomic<bool> asked_ahead{next_count <= 0 || !pages.mapped()};
     const auto ask_ahead = [&] {
         if (asked_ahead.exchange(true)) return;
         std::vector<RowRead> next;
@@ -141,7 +141,7 @@ void read_gathered_rows(WorkerPool& pool, const View& view, const InputPages& pa
             std::byte* into = one_row ? dst + reads[span.first].output : buffer.data();
             if (wait) {
                 pages.read(span.begin, bytes, into);
-            } else if (!pages.read_cached || pages.read_cached(span.begin, bytes, into) < bytes) {
+            } else if (!pages.mapped() || pages.read_cached(span.begin, bytes, into) < bytes) {
                 return false;
             }
             if (!one_row)
@@ -157,7 +157,7 @@ void read_gathered_rows(WorkerPool& pool, const View& view, const InputPages& pa
         // What the page cache lacks is asked for all at once, so that the device reads it
         // together (one read at a time, each waited for, left a cold gather of random rows at
         // a quarter of the device's speed), then read in order.
-        if (pages.read_ahead)
+        if (pages.mapped())
             for (const Span& span : missing) pages.read_ahead(span.begin, span.end_byte);
         ask_ahead();
         for (const Span& span : missing) read_span(span, true);

@@ -1,18 +1,18 @@
 // A gather's rows read from the input file where they lie (pread), not through its mapping.
 //
 // Why: a gather of scattered rows faults the mapping once for each, and every fault maps the
-// 64 KiB around it (the kernel's default fault-around), so a gather of 10% of a file's rows leaves nearly all of it resident
-// (a 1 GiB input peaked at 984 MiB). Read with pread, the pages stay in the page cache and
+// 64 KiB around it (the kernel's default fault-around), so a gather of 10% of a file's rows
+// leaves nearly all of it resident (docs/performance.md). Read with pread, the pages stay in the page cache and
 // never become this process's memory, and reads sorted by offset let a cold device stream.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "write/write_sizes.hpp"
+#include "read/read_sizes.hpp"
 #include "tslice/parallel.hpp"
 #include "tslice/view.hpp"
-#include "tslice/write.hpp"
+#include "tslice/source.hpp"
 
 namespace tslice {
 
@@ -23,7 +23,7 @@ std::int64_t gathered_row_bytes(const View& view);
 
 // Whether a copy of `view` reads its rows so (read_gathered_rows): a gather whose rows are at
 // least sizes.read_row_bytes long, from an input that can be read without its mapping.
-bool reads_gathered_rows(const View& view, const InputPages& pages, const WriteSizes& sizes);
+bool reads_gathered_rows(const View& view, const InputPages& pages, const ReadSizes& sizes);
 
 // The reads that make elements [first, first + count) of a gather, row by row: `bytes` bytes from
 // input offset `input` (View::kZeroElement: zeros) to output offset `output` (from the

@@ -8,7 +8,6 @@
 #include <limits>
 #include <new>
 
-#include "read/input_paging.hpp"
 
 namespace tslice {
 
@@ -58,17 +57,17 @@ RowCopy row_copy_for(std::int64_t bytes) {
 
 }  // namespace
 
-bool ScatteredGather::suits(const View& view, const InputPages& pages, const WriteSizes& sizes) {
-    if (!view.has_table() || !pages.unmap || view.element_count() == 0) return false;
+bool ScatteredGather::suits(const View& view, const InputPages& pages, const ReadSizes& sizes) {
+    if (!view.has_table() || !pages.mapped() || view.element_count() == 0) return false;
     const std::optional<View::EntryRange> entries = view.table_entry_range();
     return entries && entries->high - entries->low > sizes.scattered_gather_bytes;
 }
 
 ScatteredGather::ScatteredGather(const std::byte* data, const View& view, const InputPages& pages,
-                                 const WriteSizes& sizes)
+                                 const ReadSizes& sizes)
     : data_(data),
       view_(view),
-      unmap_(pages.unmap),
+      pages_(pages),
       // A power of two (the region of a row is a shift away), at most 2 GiB (a row's offset
       // within its region is 32-bit).
       region_shift_(region_shift_for(sizes.gather_region_bytes)),
@@ -197,9 +196,9 @@ void ScatteredGather::make_window(WorkerPool& pool, std::int64_t first) {
             const std::size_t region_end = std::min(end, starts[region + 1]);
             const std::int64_t begin = region_begin(region);
             copy_rows_of_region(data_ + begin, rows_ + k, region_end - k, window_, static_cast<std::size_t>(row_bytes_));
-            const std::int64_t from = std::max(hull_.begin, begin - InputPaging::kRefaultBytes);
+            const std::int64_t from = std::max(hull_.begin, begin - kLargestFolioBytes);
             const std::int64_t to = std::min(hull_.end, begin + region_bytes_);
-            if (from < to) unmap_(from, to);
+            if (from < to) pages_.unmap(from, to);
             k = region_end;
         }
     });

@@ -4,9 +4,8 @@
 //
 // Why: a fault on a file mapping maps the whole folio it lands in (up to 2 MiB) or the 64 KiB
 // around it, so a gather of short rows spread over a file left nearly all of it resident,
-// however few bytes it read (measured on a 1 GiB file of 64-byte rows: 20,000 rows peaked at
-// 1017 MiB, 1.6 million at 1093 MiB). Reading each short row with pread instead costs a call
-// per row (8x slower than the mapping for the 1.6 million). Walked region by region, the
+// however few bytes it read. Reading each short row with pread instead costs a call per row,
+// far slower than the mapping (docs/performance.md). Walked region by region, the
 // mapping's faults stay as few as before and what they map goes as soon as the walk has passed.
 #pragma once
 
@@ -15,10 +14,10 @@
 #include <vector>
 
 #include "read/row_reads.hpp"
-#include "write/write_sizes.hpp"
+#include "read/read_sizes.hpp"
 #include "tslice/parallel.hpp"
 #include "tslice/view.hpp"
-#include "tslice/write.hpp"
+#include "tslice/source.hpp"
 
 namespace tslice {
 
@@ -26,9 +25,9 @@ class ScatteredGather {
 public:
     // Whether `view` is copied so: a gather whose table entries spread over more than
     // sizes.scattered_gather_bytes of an input whose pages can be unmapped.
-    static bool suits(const View& view, const InputPages& pages, const WriteSizes& sizes);
+    static bool suits(const View& view, const InputPages& pages, const ReadSizes& sizes);
 
-    ScatteredGather(const std::byte* data, const View& view, const InputPages& pages, const WriteSizes& sizes);
+    ScatteredGather(const std::byte* data, const View& view, const InputPages& pages, const ReadSizes& sizes);
 
     // Fills `dst` with elements [first, first + count). Calls in the order of the elements
     // make each window once.
@@ -50,8 +49,8 @@ public:
 
 private:
     // Anonymous memory asked for in huge pages where the kernel allows, and not zeroed by
-    // hand: a 64 MiB window and its list in 4 KiB pages took 20,000 faults, a fifth of the
-    // time of a gather of 1.6 million 64-byte rows.
+    // hand: a window and its list in 4 KiB pages take a fault per page, a large part of the
+    // time of a gather of many short rows.
     class Memory {
     public:
         Memory() = default;
@@ -70,7 +69,7 @@ private:
 
     const std::byte* data_;
     View view_;
-    InputPages::Callback unmap_;
+    InputPages pages_;
     View::Span hull_;  // the bytes the view may read
     int region_shift_ = 0;
     std::int64_t region_bytes_ = 0, row_bytes_ = 0, window_elements_ = 0;

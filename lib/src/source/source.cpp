@@ -1,25 +1,21 @@
-// Inputs as one mapping each (see source.hpp).
+// Inputs as one mapping each, and an array's bytes in them (see source.hpp).
 #include "tslice/source.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "source/inflate.hpp"
-#include "read/input_paging.hpp"
-#include "source/safetensors_header.hpp"
+#include "source/spool.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
 
@@ -31,296 +27,7 @@ namespace {
     throw Error(ErrorKind::Input, message, file);
 }
 
-constexpr std::size_t kStep = std::size_t{1} << 20;
-// A stream's first bytes say what it is: the .npy magic and header length, a zip signature, or
-// a safetensors header length and its '{'.
-constexpr std::size_t kSniffBytes = 12;
-
-
-
-// A descriptor of the same open file for a Mapping to keep, above the standard ones.
-int duplicate(int fd) { return ::fcntl(fd, F_DUPFD_CLOEXEC, 3); }
-
-std::string temporary_directory() {
-    const char* dir = std::getenv("TMPDIR");
-    return dir && *dir ? dir : "/tmp";
-}
-
-int open_temporary(const std::string& what, const std::string& file) {
-    const std::string dir = temporary_directory();
-#ifdef O_TMPFILE
-    const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0) return fd;
-#endif
-    std::string path = dir + "/.tslice-spool-XXXXXX";
-    const int fallback = ::mkstemp(path.data());
-    if (fallback < 0)
-        fail("cannot create a temporary file in " + dir + " to hold " + what + ": " + std::strerror(errno) +
-                 " (TMPDIR chooses the directory)",
-             file);
-    ::unlink(path.c_str());
-    ::fcntl(fallback, F_SETFD, FD_CLOEXEC);
-    return fallback;
-}
-
-// Reads until `want` bytes were read or the end of input.
-std::size_t read_full(int fd, std::byte* out, std::size_t want, const std::string& what) {
-    std::size_t got = 0;
-    while (got < want) {
-        const ssize_t n = ::read(fd, out + got, want - got);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            fail("cannot read " + what + ": " + std::strerror(errno), what);
-        }
-        if (n == 0) break;
-        got += static_cast<std::size_t>(n);
-    }
-    return got;
-}
-
-std::uint64_t le(const std::byte* p, int bytes) {
-    std::uint64_t value = 0;
-    for (int k = bytes - 1; k >= 0; --k) value = (value << 8) | std::to_integer<std::uint64_t>(p[k]);
-    return value;
-}
-
-// A safetensors stream as far as its header says the data reaches: a stream that only looks
-// like one (its ninth byte is '{') fails after its header instead of being read forever. The
-// header is read by the file reader's own parser (its limits: 100 MB, nesting 128 deep), so a
-// hostile header costs a stream what it costs a file; one it refuses is spooled no further,
-// and the listing of the spool says what is wrong.
-void spool_safetensors(Spool& spool, int fd, std::string head, const std::string& what) {
-    const std::uint64_t length = le(reinterpret_cast<const std::byte*>(head.data()), 8);
-    if (length <= kMaxSafetensorsHeaderBytes && head.size() < 8 + length) {
-        const std::size_t have = head.size();
-        head.resize(static_cast<std::size_t>(8 + length));
-        head.resize(have + read_full(fd, reinterpret_cast<std::byte*>(head.data()) + have, head.size() - have, what));
-    }
-    spool.append(reinterpret_cast<const std::byte*>(head.data()), head.size());
-    if (length > kMaxSafetensorsHeaderBytes || head.size() < 8 + length) return;  // the listing reports it
-    std::uint64_t end = 0;
-    try {
-        end = safetensors_data_end(std::string_view(head).substr(8));
-    } catch (const Error&) {
-        return;
-    }
-    spool.append_from(fd, 8 + length + end);
-}
-
-// How much of a stream that starts with `head` to spool: a .npy as far as its header promises
-// (never to the end, so an endless stream that is not a .npy fails after its first bytes and
-// one that is stops where the array does); a safetensors file as far as its tensors reach; a
-// zip archive to its end, where its directory is.
-// Returns whether the whole of the .npy is there.
-bool spool_stream(Spool& spool, int fd, const std::string& what, bool headers_only) {
-    std::string head(kSniffBytes, '\0');
-    head.resize(read_full(fd, reinterpret_cast<std::byte*>(head.data()), kSniffBytes, what));
-    const auto* bytes = reinterpret_cast<const std::byte*>(head.data());
-    const ContainerFormat format = detect_format(bytes, head.size());
-    if (format == ContainerFormat::Npz || format == ContainerFormat::Torch || format == ContainerFormat::Gguf) {
-        spool.append(bytes, head.size());
-        spool.append_from(fd, UINT64_MAX);
-        return true;
-    }
-    if (format == ContainerFormat::Safetensors) {
-        spool_safetensors(spool, fd, head, what);
-        return true;
-    }
-    const auto extent = npy_header_extent(bytes, head.size());
-    if (extent && head.size() < *extent) {
-        const std::size_t have = head.size();
-        head.resize(*extent);
-        head.resize(have + read_full(fd, reinterpret_cast<std::byte*>(head.data()) + have, *extent - have, what));
-    }
-    spool.append(reinterpret_cast<const std::byte*>(head.data()), head.size());
-    if (headers_only) return false;
-    try {
-        const NpyHeader header = parse_npy_header(reinterpret_cast<const std::byte*>(head.data()), head.size());
-        spool.append_from(fd, header.data_offset + header.data_bytes());
-    } catch (const Error&) {
-        // The caller parses again and reports it.
-    }
-    return true;
-}
-
 }  // namespace
-
-// -------------------------------------------------------------------------------------------------
-
-Mapping::Mapping(void* map, std::size_t size, int file) : map_(map), size_(size), file_(file) {
-    // A descriptor of its own (not a dup, which would share the file's readahead state); where
-    // /proc is missing, read_in only asks.
-    if (file_ >= 0) reader_ = ::open(("/proc/self/fd/" + std::to_string(file_)).c_str(), O_RDONLY | O_CLOEXEC);
-}
-
-Mapping& Mapping::operator=(Mapping&& other) noexcept {
-    if (this == &other) return *this;
-    if (map_) ::munmap(map_, size_);
-    if (file_ >= 0) ::close(file_);
-    if (reader_ >= 0) ::close(reader_);
-    map_ = std::exchange(other.map_, nullptr);
-    size_ = std::exchange(other.size_, 0);
-    file_ = std::exchange(other.file_, -1);
-    reader_ = std::exchange(other.reader_, -1);
-    return *this;
-}
-
-Mapping::~Mapping() {
-    if (map_) ::munmap(map_, size_);
-    if (file_ >= 0) ::close(file_);
-    if (reader_ >= 0) ::close(reader_);
-}
-
-const std::byte* Mapping::data() const {
-    static const std::byte empty[1] = {};
-    return map_ ? static_cast<const std::byte*>(map_) : empty;
-}
-
-bool Mapping::pages_of(const std::byte*& begin, const std::byte*& end) const {
-    if (!map_ || begin >= end) return false;
-    static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-    const auto map_begin = reinterpret_cast<std::uintptr_t>(map_);
-    const std::uintptr_t from = std::max(map_begin, reinterpret_cast<std::uintptr_t>(begin) / page * page);
-    const std::uintptr_t to =
-        std::min(map_begin + size_, (reinterpret_cast<std::uintptr_t>(end) + page - 1) / page * page);
-    begin = reinterpret_cast<const std::byte*>(from);
-    end = reinterpret_cast<const std::byte*>(to);
-    return from < to;
-}
-
-void Mapping::release(const std::byte* begin, const std::byte* end) const {
-    // The mapping is private and never written, so dropping a page only means reading it from
-    // the page cache again if it is needed: the range is widened to whole pages.
-    if (pages_of(begin, end))
-        ::madvise(const_cast<std::byte*>(begin), static_cast<std::size_t>(end - begin), MADV_DONTNEED);
-}
-
-void Mapping::read_ahead(const std::byte* begin, const std::byte* end) const {
-    // Advice only: a file system that cannot read ahead leaves the reads to the faults.
-    if (pages_of(begin, end))
-        ::madvise(const_cast<std::byte*>(begin), static_cast<std::size_t>(end - begin), MADV_WILLNEED);
-}
-
-void Mapping::read_in(const std::byte* begin, const std::byte* end) const {
-    // Why not read_ahead: pages asked for with MADV_WILLNEED enter the page cache one 4 KiB
-    // page each, where the kernel's readahead of a read in order caches large folios, and
-    // mapped reads of a file cached in single pages stay slower until it leaves the cache
-    // (float32 [..., 5] of a 1 GiB file, warm: 150-160 ms after a cold [1:-1] that asked,
-    // 11 ms after one that read so; docs/performance-log.md, "Reading ahead with sendfile").
-    static const int discard = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (!pages_of(begin, end)) return;
-    if (reader_ >= 0 && discard >= 0) {
-        auto offset = static_cast<off_t>(begin - data());
-        const auto to = static_cast<off_t>(end - data());
-        for (;;) {
-            const ssize_t sent = ::sendfile(discard, reader_, &offset, static_cast<std::size_t>(to - offset));
-            if (sent < 0 && errno == EINTR) continue;
-            if (sent == 0 || offset >= to) return;  // read; or the file ends sooner (cut: the copy says so)
-            if (sent < 0) break;                    // a file system without it: asked for below
-        }
-        begin = data() + offset;
-    }
-    read_ahead(begin, end);
-}
-
-bool Mapping::cached(const std::byte* at) const {
-    const std::byte* end = at + 1;
-    if (!pages_of(at, end)) return false;
-    unsigned char resident = 0;
-    return ::mincore(const_cast<std::byte*>(at), 1, &resident) == 0 && (resident & 1) != 0;
-}
-
-void Mapping::map_ahead(const std::byte* begin, const std::byte* end) const {
-#ifndef MADV_POPULATE_READ
-    constexpr int MADV_POPULATE_READ = 22;  // Linux 5.14; older C libraries lack the name
-#endif
-    // Advice here too: EINVAL from an older kernel, EFAULT where the file cannot be read (the
-    // copy's own read of the page then reports it).
-    if (pages_of(begin, end))
-        ::madvise(const_cast<std::byte*>(begin), static_cast<std::size_t>(end - begin), MADV_POPULATE_READ);
-}
-
-void Mapping::read(const std::byte* at, std::size_t bytes, std::byte* dst, const std::string& what) const {
-    if (file_ < 0) {
-        std::memcpy(dst, at, bytes);
-        return;
-    }
-    auto offset = static_cast<off_t>(at - data());
-    while (bytes > 0) {
-        const ssize_t got = ::pread(file_, dst, bytes, offset);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) fail("cannot read " + what + ": " + std::strerror(errno));
-        if (got == 0) fail("cannot read " + what + ": the file was truncated while tslice read it");
-        dst += got;
-        bytes -= static_cast<std::size_t>(got);
-        offset += got;
-    }
-}
-
-std::size_t Mapping::read_cached(const std::byte* at, std::size_t bytes, std::byte* dst) const {
-    if (file_ < 0) {
-        std::memcpy(dst, at, bytes);
-        return bytes;
-    }
-    std::size_t done = 0;
-    while (done < bytes) {
-        iovec part{dst + done, bytes - done};
-        const ssize_t got = ::preadv2(file_, &part, 1, static_cast<off_t>(at - data()) + static_cast<off_t>(done),
-                                      RWF_NOWAIT);
-        if (got < 0 && errno == EINTR) continue;
-        // EAGAIN: a page is not cached; anything else (a kernel without RWF_NOWAIT for this
-        // file system, an error) is left to the waiting read, which reports errors.
-        if (got <= 0) break;
-        done += static_cast<std::size_t>(got);
-    }
-    return done;
-}
-
-// -------------------------------------------------------------------------------------------------
-
-Spool::Spool(std::string what, std::string file)
-    : what_(std::move(what)), file_(std::move(file)), fd_(open_temporary(what_, file_)) {}
-
-Spool::~Spool() {
-    if (fd_ >= 0) ::close(fd_);
-}
-
-void Spool::append(const std::byte* bytes, std::size_t size) {
-    while (size > 0) {
-        const ssize_t wrote = ::write(fd_, bytes, size);
-        if (wrote < 0) {
-            if (errno == EINTR) continue;
-            fail("cannot hold " + what_ + " in a temporary file in " + temporary_directory() + ": " +
-                     std::strerror(errno) + " (TMPDIR chooses the directory)",
-                 file_);
-        }
-        bytes += wrote;
-        size -= static_cast<std::size_t>(wrote);
-        size_ += static_cast<std::uint64_t>(wrote);
-    }
-}
-
-std::uint64_t Spool::append_from(int fd, std::uint64_t limit) {
-    std::vector<std::byte> buffer(kStep);
-    std::uint64_t total = 0;
-    while (size_ < limit) {
-        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(kStep, limit - size_));
-        const std::size_t got = read_full(fd, buffer.data(), want, what_);
-        append(buffer.data(), got);
-        total += got;
-        if (got < want) break;
-    }
-    return total;
-}
-
-Mapping Spool::map() {
-    if (size_ == 0) return {};
-    void* map = ::mmap(nullptr, static_cast<std::size_t>(size_), PROT_READ, MAP_PRIVATE, fd_, 0);
-    if (map == MAP_FAILED) fail("cannot map the temporary file holding " + what_ + ": " + std::strerror(errno), file_);
-    return Mapping(map, static_cast<std::size_t>(size_), duplicate(fd_));
-}
-
-// -------------------------------------------------------------------------------------------------
 
 InputBytes InputBytes::open(const std::string& path, bool headers_only) {
     const std::string name = file_display_name(path);
@@ -353,7 +60,7 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
         if (size > static_cast<std::size_t>(position)) {
             void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
             if (map != MAP_FAILED) {
-                input.mapping_ = Mapping(map, size, duplicate(fd));
+                input.mapping_ = Mapping(map, size, duplicate_descriptor(fd));
                 input.skip_ = static_cast<std::size_t>(position);
             } else if (errno == ENOMEM) {
                 fail("cannot map " + name + ": " + std::strerror(errno), name);
@@ -387,7 +94,7 @@ namespace {
 // The member is read through its mapping, where it stays for the copy; a large one a piece at
 // a time, the next piece asked for ahead and each given back after, so that checking a member
 // larger than memory does not keep it resident. (Reading it with pread instead, into one
-// buffer, measured slower: docs/performance-log.md, "CRC-32 of stored members".)
+// buffer, measured slower: docs/performance.md.)
 void check_member_crc(const InputBytes& input, const ArrayBytes& bytes, const std::string& what) {
     static constexpr std::uint64_t kPiece = std::uint64_t{8} << 20;
     constexpr std::uint64_t kKeptBytes = std::uint64_t{256} << 20;  // smaller members stay mapped for the copy
@@ -460,7 +167,7 @@ ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, con
     InflateStream stream(input.data() + array.bytes.offset, array.bytes.size, array.bytes.inflated_size,
                          array.bytes.crc32, what);
     Spool spool(what);
-    std::vector<std::byte> buffer(kStep);
+    std::vector<std::byte> buffer(kSpoolStepBytes);
     // An incompressible member is about as large compressed as inflated: what has been read
     // of it is released as inflating goes on, so that it is not all resident by the end.
     const std::byte* const compressed = input.data() + array.bytes.offset;
@@ -469,7 +176,7 @@ ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, con
         const std::size_t got = stream.read(buffer.data(), buffer.size());
         spool.append(buffer.data(), got);
         const std::byte* const next = stream.next_input();
-        const auto back = std::min<std::int64_t>(released - compressed, InputPaging::kRefaultBytes);
+        const auto back = std::min<std::int64_t>(released - compressed, kLargestFolioBytes);
         input.mapping().release(released - back, next);
         released = next;
         if (got < buffer.size()) break;
@@ -497,25 +204,7 @@ void ArrayData::release(std::int64_t begin, std::int64_t end) const {
 
 InputPages ArrayData::pages() const {
     if (!in_memory_.empty()) return {};
-    const Mapping* const mapping = &this->mapping();
-    const std::byte* const data = data_;
-    const std::string* const what = &what_;
-    return {[mapping, data](std::int64_t begin, std::int64_t end) { mapping->release(data + begin, data + end); },
-            [mapping, data](std::int64_t begin, std::int64_t end) { mapping->read_ahead(data + begin, data + end); },
-            [mapping, data, what](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
-                mapping->read(data + begin, static_cast<std::size_t>(bytes), dst, *what);
-            },
-            [mapping, data](std::int64_t begin, std::int64_t bytes, std::byte* dst) {
-                return static_cast<std::int64_t>(mapping->read_cached(data + begin, static_cast<std::size_t>(bytes), dst));
-            },
-            // A page of a private mapping never written is read again from the page cache:
-            // the same call.
-            [mapping, data](std::int64_t begin, std::int64_t end) { mapping->release(data + begin, data + end); },
-            [mapping, data](std::int64_t begin, std::int64_t end) { mapping->map_ahead(data + begin, data + end); },
-            [mapping, data](std::int64_t begin, std::int64_t end) { mapping->read_in(data + begin, data + end); },
-            [mapping, data](std::int64_t at) { return mapping->cached(data + at); },
-            mapping->file(),
-            data - mapping->data()};
+    return InputPages(mapping(), data_, what_);
 }
 
 }  // namespace tslice

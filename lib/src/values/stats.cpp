@@ -17,7 +17,7 @@
 
 #include "read/input_paging.hpp"
 #include "values/stats_kernels.hpp"
-#include "write/write_sizes.hpp"
+#include "read/read_sizes.hpp"
 #include "tslice/convert.hpp"
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
@@ -186,7 +186,7 @@ public:
 
     Partial<T> run() {
         const std::int64_t total = view_.element_count();
-        const WriteSizes sizes = write_sizes();
+        const ReadSizes sizes = read_sizes();
         InputPaging input(view_, pages_, sizes);
         // About 1 MiB of input a part, whatever the thread count.
         const std::int64_t part = std::max<std::int64_t>(1, (std::int64_t{1} << 20) / static_cast<std::int64_t>(view_.itemsize));
@@ -226,7 +226,7 @@ private:
                 at = data_ + view_.byte_offset + (first + from) * static_cast<std::int64_t>(view_.itemsize);
             } else {
                 buffers.copied.resize(static_cast<std::size_t>(n) * view_.itemsize);
-                copy_view(data_, view_, buffers.copied.data(), first + from, n, pages_.memory());
+                copy_view(data_, view_, buffers.copied.data(), first + from, n, input_memory(pages_));
                 at = buffers.copied.data();
             }
             if (!direct) {

@@ -179,10 +179,6 @@ void write_all(int fd, const char* data, std::size_t size, const std::string& ta
     }
 }
 
-std::int64_t elements_per_chunk(std::size_t itemsize, std::size_t chunk_bytes) {
-    return static_cast<std::int64_t>(std::max<std::size_t>(1, chunk_bytes / itemsize));
-}
-
 void stream_framed(int fd, const std::string& target, const OutputFraming& framing, std::size_t itemsize,
                    const std::vector<std::int64_t>& shape, const ChunkSource& data_source, std::size_t chunk_bytes,
                    const ChunkOrder& order) {

@@ -11,15 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "read/result_reader.hpp"
 #include "tslice/write.hpp"
 
 namespace tslice {
 
 // write() of all `size` bytes, retried where interrupted; errors name `target`.
 void write_all(int fd, const char* data, std::size_t size, const std::string& target);
-
-// The elements of a chunk of at most `chunk_bytes` (at least one element).
-std::int64_t elements_per_chunk(std::size_t itemsize, std::size_t chunk_bytes);
 
 struct ChunkOrder {
     // From the last chunk to the first, each written at its place from `base`, the offset of

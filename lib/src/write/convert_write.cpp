@@ -1,20 +1,16 @@
 // --astype in the write stage: the result's chunks, each filled by converting the elements it
-// holds as they are read. The writer's chunk (write_sizes().chunk_bytes of output) is split
-// into parts over the worker threads; each part reads its source elements straight from the
-// mapping where the result is contiguous, or copies them (copy_view, a gather's reads) into a
-// staging buffer of its own first, then converts them into the chunk. What the copy has done
-// with is released as it goes (InputPaging), so memory stays bounded by the chunks in flight.
+// holds as the read stage hands them out (result_reader.hpp: contiguous elements where they
+// lie in the mapping, others copied or read into a staging chunk, the input's pages released
+// behind). The conversion of a chunk is split into parts over the worker threads.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
-#include "write/chunk_stream.hpp"
+#include "read/result_reader.hpp"
 #include "source/dtype.hpp"
-#include "read/gather_reads.hpp"
-#include "read/input_paging.hpp"
+#include "write/chunk_stream.hpp"
 #include "write/output_file.hpp"
 #include "write/write_into.hpp"
-#include "write/write_sizes.hpp"
 #include "tslice/convert.hpp"
 #include "tslice/error.hpp"
 #include "tslice/parallel.hpp"
@@ -25,44 +21,29 @@ namespace {
 // A part converts at least this much (its larger side), so that waking a thread pays.
 constexpr std::int64_t kPartBytes = 256 << 10;
 
-// Fills `dst` with elements [first, first + count) of the view, converted: in parts over the
-// pool, each through its own staging buffer unless the view is contiguous.
-class ConvertingCopy {
+// Elements of the result converted, a staging chunk of source elements at a time: `fill(dst,
+// first, count)` converts elements [first, first + count) into `dst`.
+class ConvertingReader {
 public:
-    ConvertingCopy(const std::byte* data, const View& view, const InputPages& pages, const Conversion& conversion,
-                   WorkerPool& pool, const WriteSizes& sizes)
-        : data_(data), view_(view), pages_(pages), conversion_(conversion), pool_(pool),
-          contiguous_(view.is_c_contiguous()), gather_reads_(data, view, pages, sizes), staging_(pool.size()) {}
+    ConvertingReader(const std::byte* data, const View& view, const InputPages& pages, const Conversion& conversion,
+                     unsigned threads)
+        : conversion_(conversion),
+          reader_(data, view, pages, {threads, false, nullptr, true}),
+          // A chunk's source may be larger than the chunk (float64 to float8): converted in
+          // pieces that read at most a chunk's bytes each.
+          piece_(std::max<std::int64_t>(1, static_cast<std::int64_t>(reader_.chunk_bytes()) /
+                                               static_cast<std::int64_t>(conversion.from_size()))) {}
 
-    void operator()(std::byte* dst, std::int64_t first, std::int64_t count) {
-        const auto from_size = static_cast<std::int64_t>(conversion_.from_size());
+    std::int64_t elements() const { return reader_.elements(); }
+    std::size_t chunk_bytes() const { return reader_.chunk_bytes(); }
+
+    void fill(std::byte* dst, std::int64_t first, std::int64_t count) {
         const auto to_size = static_cast<std::int64_t>(conversion_.to_size());
-        if (gather_reads_) {
-            // Rows read from the file, or a scattered gather a window at a time: those readers
-            // fill one buffer in order, with the pool of their own.
-            std::vector<std::byte>& staging = staging_[0];
-            staging.resize(static_cast<std::size_t>(count * from_size));
-            gather_reads_.copy(pool_, staging.data(), first, count);
-            convert_parts(staging.data(), dst, count);
-            return;
+        for (std::int64_t from = 0; from < count; from += piece_) {
+            const std::int64_t n = std::min(piece_, count - from);
+            staging_.resize(static_cast<std::size_t>(n) * conversion_.from_size());
+            convert_parts(reader_.chunk(first + from, n, staging_.data()), dst + from * to_size, n);
         }
-        const std::int64_t by_size = std::max<std::int64_t>(1, count * std::max(from_size, to_size) / kPartBytes);
-        const auto parts = static_cast<unsigned>(std::min<std::int64_t>(pool_.size(), by_size));
-        const auto part = [&](unsigned index) {
-            const std::int64_t begin = count * index / parts, end = count * (index + 1) / parts;
-            const std::byte* src;
-            if (contiguous_) {
-                src = data_ + view_.byte_offset + (first + begin) * from_size;
-            } else {
-                std::vector<std::byte>& staging = staging_[index];
-                staging.resize(static_cast<std::size_t>((end - begin) * from_size));
-                copy_view(data_, view_, staging.data(), first + begin, end - begin, pages_.memory());
-                src = staging.data();
-            }
-            conversion_.run(src, dst + begin * to_size, end - begin);
-        };
-        if (parts <= 1) part(0);
-        else pool_.run(parts, part);
     }
 
 private:
@@ -70,23 +51,20 @@ private:
         const auto from_size = static_cast<std::int64_t>(conversion_.from_size());
         const auto to_size = static_cast<std::int64_t>(conversion_.to_size());
         const std::int64_t by_size = std::max<std::int64_t>(1, count * std::max(from_size, to_size) / kPartBytes);
-        const auto parts = static_cast<unsigned>(std::min<std::int64_t>(pool_.size(), by_size));
+        WorkerPool& pool = reader_.pool();
+        const auto parts = static_cast<unsigned>(std::min<std::int64_t>(pool.size(), by_size));
         const auto part = [&](unsigned index) {
             const std::int64_t begin = count * index / parts, end = count * (index + 1) / parts;
             conversion_.run(src + begin * from_size, dst + begin * to_size, end - begin);
         };
         if (parts <= 1) part(0);
-        else pool_.run(parts, part);
+        else pool.run(parts, part);
     }
 
-    const std::byte* data_;
-    const View& view_;
-    const InputPages& pages_;
     const Conversion& conversion_;
-    WorkerPool& pool_;
-    bool contiguous_;
-    GatherReads gather_reads_;
-    std::vector<std::vector<std::byte>> staging_;
+    ResultReader reader_;
+    std::int64_t piece_;
+    std::vector<std::byte> staging_;
 };
 
 }  // namespace
@@ -104,42 +82,27 @@ void write_view_converted_into(OutputFile& output, const OutputFraming& framing,
                                const Conversion& conversion) {
     if (view.itemsize != conversion.from_size())
         throw Error(ErrorKind::Usage, "internal: the view's elements are not of the conversion's source type");
-    const WriteSizes sizes = write_sizes();
     const auto to_size = static_cast<std::int64_t>(conversion.to_size());
     const std::int64_t total = checked_element_count(view.shape, conversion.to_size(), "the output shape");
     output.expect(static_cast<std::int64_t>(framing.prefix.size()) + total * to_size);
-    InputPaging input(view, pages, sizes);
-    const auto largest = static_cast<std::int64_t>(std::max(conversion.from_size(), conversion.to_size()));
-    WorkerPool pool(total * largest >= sizes.threaded_bytes ? options.threads : 1);
-    ConvertingCopy copy(data, view, pages, conversion, pool, sizes);
+    ConvertingReader converted(data, view, pages, conversion, options.threads);
     std::int64_t done = 0;
     const ChunkSource source = [&](std::int64_t first, std::int64_t count, std::byte* scratch) {
-        // A chunk's source may be larger than the chunk (float64 to float8): converted in
-        // pieces that read at most a chunk's bytes each.
-        const std::int64_t piece = std::max<std::int64_t>(
-            1, static_cast<std::int64_t>(sizes.chunk_bytes) / static_cast<std::int64_t>(conversion.from_size()));
-        for (std::int64_t from = 0; from < count; from += piece) {
-            const std::int64_t n = std::min(piece, count - from);
-            copy(scratch + from * to_size, first + from, n);
-            input.before(first + from + n);
-        }
+        converted.fill(scratch, first, count);
         done += count;
         if (options.progress) options.progress(done * to_size, total * to_size);
         return static_cast<const std::byte*>(scratch);
     };
-    stream_framed(output.fd(), output.name(), framing, conversion.to_size(), view.shape, source, sizes.chunk_bytes);
+    stream_framed(output.fd(), output.name(), framing, conversion.to_size(), view.shape, source,
+                  converted.chunk_bytes());
 }
 
 std::vector<std::byte> convert_view(const std::byte* data, const View& view, const Conversion& conversion,
                                     unsigned threads) {
     const std::int64_t total = checked_element_count(view.shape, conversion.to_size(), "the result's shape");
     std::vector<std::byte> out(static_cast<std::size_t>(total) * conversion.to_size());
-    WorkerPool pool(threads);
-    const InputPages none;
-    ConvertingCopy copy(data, view, none, conversion, pool, write_sizes());
-    const std::int64_t piece = std::max<std::int64_t>(1, (std::int64_t{4} << 20) / static_cast<std::int64_t>(conversion.from_size()));
-    for (std::int64_t from = 0; from < total; from += piece)
-        copy(out.data() + from * static_cast<std::int64_t>(conversion.to_size()), from, std::min(piece, total - from));
+    ConvertingReader converted(data, view, InputPages{}, conversion, threads);
+    converted.fill(out.data(), 0, total);
     return out;
 }
 

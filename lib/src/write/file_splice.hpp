@@ -2,9 +2,7 @@
 // from the file into a pipe of this object's own, which takes the file's pages by reference,
 // and from the pipe into the output: into another pipe the pages move on by reference, into a
 // file they are copied once. pread() into a buffer and write() from it copies every byte
-// twice, once through this process's memory. A contiguous 1 GiB result into a 1 MiB pipe read
-// by `cat` took 163 ms so, against 529 ms (docs/performance-log.md, "A contiguous result
-// spliced into a pipe"). A reader of the output pipe reads what the file holds when it reads:
+// twice, once through this process's memory (docs/performance.md). A reader of the output pipe reads what the file holds when it reads:
 // at most a pipe's worth after the send, as a mapping shows what the file holds as it copies.
 #pragma once
 

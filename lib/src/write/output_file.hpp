@@ -40,8 +40,7 @@ public:
     bool is_pipe() const;
     // About `bytes` will be written: a pipe holding less than 1 MiB (Linux's default is 64 KiB)
     // is made to hold up to 1 MiB, as much as an unprivileged process may ask for by default,
-    // so that a large result is not handed over 64 KiB at a time (a 1 GiB result through a
-    // pipe to `cat`: 1.5 s, 0.53 s with 1 MiB). Advice: where the system refuses (a user past
+    // so that a large result is not handed over 64 KiB at a time (docs/performance.md). Advice: where the system refuses (a user past
     // their pipes' share of memory), the pipe stays as it is.
     void expect(std::int64_t bytes) const;
 

@@ -328,7 +328,7 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
                 }
             }
         });
-        if (pages.release && !view.has_table() && rank > 0) {
+        if (pages.mapped() && !view.has_table() && rank > 0) {
             const std::int64_t first_row = row_first / per_row * meta.chunks[0];
             const std::int64_t end_row = std::min(meta.shape[0], first_row + meta.chunks[0]);
             const View::Span span = view.span_of(first_row * inner, end_row * inner);

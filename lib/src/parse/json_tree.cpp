@@ -29,8 +29,6 @@ constexpr std::size_t kMaxDepth = 64;  // nested lists/objects
 constexpr std::size_t kMaxValues = std::size_t{1} << 24;
 constexpr std::size_t kMaxNodes = 2'000'000;  // every other value: a node of ~120 bytes each
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Usage, message); }
-
 // Builds the tree from nlohmann's SAX events.
 class TreeBuilder {
 public:
@@ -205,8 +203,8 @@ void check_depth(std::string_view text, std::string_view source) {
             in_string = true;
         } else if (c == '[' || c == '{') {
             if (++depth > kMaxDepth)
-                fail(where(source, text, i) + ": lists and objects are nested deeper than " +
-                     std::to_string(kMaxDepth) + " levels");
+                fail_usage(where(source, text, i) + ": lists and objects are nested deeper than " +
+                           std::to_string(kMaxDepth) + " levels");
         } else if ((c == ']' || c == '}') && depth > 0) {
             --depth;
         }
@@ -303,15 +301,16 @@ Node parse_tree(std::string_view text, std::string_view source) {
     // a NUL and anything at all would read as valid; JSON text (RFC 8259) has no NUL byte,
     // not even inside a string, where it must be written \u0000.
     if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
-        fail(where(source, text, nul) + ": a NUL byte (0x00), which JSON text may not hold (in a string, write it "
-                                        "as \\u0000)");
+        fail_usage(where(source, text, nul) +
+                   ": a NUL byte (0x00), which JSON text may not hold (in a string, write it "
+                   "as \\u0000)");
     check_depth(text, source);
     TreeBuilder builder;
     bool ok = false;
     try {
         ok = nlohmann::json::sax_parse(text, &builder);
     } catch (const nlohmann::json::exception& ex) {
-        fail(std::string(source) + ": invalid JSON: " + plain_parse_error(ex.what()));
+        fail_usage(std::string(source) + ": invalid JSON: " + plain_parse_error(ex.what()));
     }
     if (ok) return std::move(builder.root);
     if (builder.syntax_error) {
@@ -322,9 +321,9 @@ Node parse_tree(std::string_view text, std::string_view source) {
         if (builder.error.find(" - unexpected ") != std::string::npos ||
             builder.error.find("number overflow") != std::string::npos)
             offset = token_start(text, offset);
-        fail(where(source, text, offset) + ": " + plain_parse_error(builder.error));
+        fail_usage(where(source, text, offset) + ": " + plain_parse_error(builder.error));
     }
-    fail(std::string(source) + ": " + builder.error);
+    fail_usage(std::string(source) + ": " + builder.error);
 }
 
 void render_string(const std::string& value, std::string& out) {

@@ -145,8 +145,8 @@ std::string ggml_dequantizable_names() { return "Q8_0, Q4_0, Q4_1, Q5_0, Q5_1"; 
 void ggml_dequantize(const GgmlType& type, const std::byte* blocks, std::size_t block_count, float* out) {
     const BlockDecoder decode = decoder(type.id);
     if (!decode)
-        throw Error(ErrorKind::Usage, std::string("tslice cannot dequantize ggml type ") + type.name + " (it decodes " +
-                                          ggml_dequantizable_names() + ")");
+        fail_usage(std::string("tslice cannot dequantize ggml type ") + type.name + " (it decodes " +
+                   ggml_dequantizable_names() + ")");
     for (std::size_t i = 0; i < block_count; ++i) decode(blocks + i * type.block_bytes, out + i * type.block_elements);
 }
 

@@ -13,8 +13,8 @@ namespace tslice::pickle {
 
 Node* Arena::make(Node::Kind kind) {
     if (size_ >= kMaxNodes)
-        throw Error(ErrorKind::Input, "the pickle makes more than " + std::to_string(kMaxNodes) +
-                                          " objects; tslice stops there (an enormous or hostile pickle)");
+        fail_input("the pickle makes more than " + std::to_string(kMaxNodes) +
+                   " objects; tslice stops there (an enormous or hostile pickle)");
     if (size_ % kChunk == 0) chunks_.push_back(std::make_unique<Node[]>(kChunk));
     Node* node = &chunks_.back()[size_++ % kChunk];
     node->kind = kind;
@@ -44,8 +44,7 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& what) const {
-        throw Error(ErrorKind::Input, "the pickle is not one tslice reads: " + what + " (opcode at byte " +
-                                          std::to_string(op_at_) + ")");
+        fail_input("the pickle is not one tslice reads: " + what + " (opcode at byte " + std::to_string(op_at_) + ")");
     }
 
     const std::byte* take(std::uint64_t n) {

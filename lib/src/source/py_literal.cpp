@@ -64,8 +64,6 @@ const char* kind_name(PyValue::Kind kind) {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
-
 // Recursive descent over the header text. `what` names the text in error messages ("the .npy
 // header", "the dtype descr").
 class LiteralParser {
@@ -116,7 +114,7 @@ public:
             message += excerpt(text_.substr(at, end - at));
             message += end < text_.size() ? "...\")" : "\")";
         }
-        fail(message);
+        fail_input(message);
     }
 
     // 1-based, in characters: the text is UTF-8 (Latin-1 headers were converted), and a reader

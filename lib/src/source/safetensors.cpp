@@ -27,8 +27,6 @@ namespace tslice {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
-
 constexpr std::uint64_t kMaxHeaderBytes = kMaxSafetensorsHeaderBytes;
 
 struct TypeRow {
@@ -103,7 +101,7 @@ std::string offsets_text(const TensorEntry& tensor) {
 
 std::vector<std::int64_t> read_shape(std::string_view text, const std::string& name) {
     const auto wrong = [&] {
-        fail(where(name) + ": \"shape\" must be a list of non-negative integers, not " + excerpt(text));
+        fail_input(where(name) + ": \"shape\" must be a list of non-negative integers, not " + excerpt(text));
     };
     json::Reader list(text);
     if (!list.consume('[')) wrong();
@@ -113,8 +111,8 @@ std::vector<std::int64_t> read_shape(std::string_view text, const std::string& n
         const std::optional<std::uint64_t> dim = list.unsigned_integer();
         if (!dim || *dim > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) wrong();
         if (shape.size() == kMaxRank)
-            fail(where(name) + ": \"shape\" has more than " + std::to_string(kMaxRank) +
-                 " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
+            fail_input(where(name) + ": \"shape\" has more than " + std::to_string(kMaxRank) +
+                       " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
         shape.push_back(static_cast<std::int64_t>(*dim));
     } while (list.consume(','));
     return shape;  // skip_value checked the rest: ']'
@@ -129,7 +127,8 @@ void read_offsets(std::string_view text, TensorEntry& tensor) {
         tensor.end = *end;
         return;
     }
-    fail(where(tensor.name) + ": \"data_offsets\" must be [begin, end], two non-negative integers, not " + excerpt(text));
+    fail_input(where(tensor.name) + ": \"data_offsets\" must be [begin, end], two non-negative integers, not " +
+               excerpt(text));
 }
 
 // A tensor's object: "dtype", "shape" and "data_offsets"; other keys are passed over, as the
@@ -139,7 +138,7 @@ TensorEntry read_tensor(json::Reader& reader, std::string name) {
     tensor.name = std::move(name);
     // Only a message needs it.
     const auto where = [&] { return tslice::where(tensor.name); };
-    if (reader.peek() != '{') fail(where() + " is not a JSON object with dtype, shape and data_offsets");
+    if (reader.peek() != '{') fail_input(where() + " is not a JSON object with dtype, shape and data_offsets");
     reader.expect('{', "'{'");
     std::string dtype;
     bool has_dtype = false, has_shape = false, has_offsets = false;
@@ -149,7 +148,7 @@ TensorEntry read_tensor(json::Reader& reader, std::string name) {
             reader.expect(':', "':' after an object's key");
             if (key == "dtype") {
                 if (reader.peek() != '"')
-                    fail(where() + ": \"dtype\" must be a string, not " + excerpt(reader.skip_value()));
+                    fail_input(where() + ": \"dtype\" must be a string, not " + excerpt(reader.skip_value()));
                 dtype = reader.string();
                 has_dtype = true;
             } else if (key == "shape") {
@@ -164,9 +163,9 @@ TensorEntry read_tensor(json::Reader& reader, std::string name) {
         } while (reader.consume(','));
         reader.expect('}', "',' or '}'");
     }
-    if (!has_dtype) fail(where() + " has no \"dtype\"");
-    if (!has_shape) fail(where() + " has no \"shape\"");
-    if (!has_offsets) fail(where() + " has no \"data_offsets\"");
+    if (!has_dtype) fail_input(where() + " has no \"dtype\"");
+    if (!has_shape) fail_input(where() + " has no \"shape\"");
+    if (!has_offsets) fail_input(where() + " has no \"data_offsets\"");
     const auto row = std::find_if(std::begin(kTypes), std::end(kTypes), [&](const TypeRow& r) { return dtype == r.name; });
     if (row == std::end(kTypes)) {
         // Listed, and refused only when chosen (list_safetensors says why).
@@ -197,7 +196,7 @@ std::vector<TensorEntry> read_header(std::string_view text) {
                 if (name == "__metadata__") {
                     const bool object = reader.peek() == '{';
                     reader.skip_value();
-                    if (!object) fail("the safetensors header's \"__metadata__\" is not a JSON object");
+                    if (!object) fail_input("the safetensors header's \"__metadata__\" is not a JSON object");
                 } else {
                     tensors.push_back(read_tensor(reader, std::move(name)));
                 }
@@ -206,7 +205,7 @@ std::vector<TensorEntry> read_header(std::string_view text) {
         }
         reader.finish();
     } catch (const json::SyntaxError& error) {
-        fail(std::string("the safetensors header is not valid JSON: ") + error.what());
+        fail_input(std::string("the safetensors header is not valid JSON: ") + error.what());
     }
     // Sorted by name, the last of equal names kept: through indices, which move 4 bytes
     // where an entry would move 64.
@@ -244,9 +243,9 @@ void unreadable_type(const TensorEntry& tensor, ArrayInFile& array) {
         overflow = overflow || __builtin_mul_overflow(bits, static_cast<std::uint64_t>(dim), &bits);
     if (std::find(array.shape.begin(), array.shape.end(), 0) != array.shape.end()) bits = 0, overflow = false;
     if (overflow || bits % 8 != 0 || bits / 8 != tensor.end - tensor.begin)
-        fail(where(*array.name) + ": shape " + format_shape(array.shape) + " of " + tensor.dtype + " (" +
-             std::to_string(row->bits) + " bits each) does not fill \"data_offsets\" " + offsets_text(tensor) +
-             " exactly");
+        fail_input(where(*array.name) + ": shape " + format_shape(array.shape) + " of " + tensor.dtype + " (" +
+                   std::to_string(row->bits) + " bits each) does not fill \"data_offsets\" " + offsets_text(tensor) +
+                   " exactly");
     array.error = where(*array.name) + " has the dtype " + tensor.dtype + " of " + std::to_string(row->bits) +
                   "-bit elements, which tslice lists but cannot slice (it slices whole-byte elements: " + readable + ")";
 }
@@ -288,7 +287,7 @@ std::uint64_t safetensors_data_end(std::string_view header_text) {
             reader.expect('}', "',' or '}'");
         } while (reader.consume(','));
     } catch (const json::SyntaxError& error) {
-        fail(std::string("the safetensors header is not valid JSON: ") + error.what());
+        fail_input(std::string("the safetensors header is not valid JSON: ") + error.what());
     }
     return end;
 }
@@ -314,18 +313,18 @@ std::optional<std::string> safetensors_name(const ElementType& type) {
 
 std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t size) {
     if (size < 8)
-        fail("the safetensors file is cut short: " + std::to_string(size) +
-             " bytes, too few for its 8-byte header length");
+        fail_input("the safetensors file is cut short: " + std::to_string(size) +
+                   " bytes, too few for its 8-byte header length");
     const std::uint64_t header_size = read_u64(file);
     if (header_size > kMaxHeaderBytes)
-        fail("the safetensors header claims to be " + std::to_string(header_size) +
-             " bytes long; the format allows at most 100 MB (" + std::to_string(kMaxHeaderBytes) + " bytes)");
+        fail_input("the safetensors header claims to be " + std::to_string(header_size) +
+                   " bytes long; the format allows at most 100 MB (" + std::to_string(kMaxHeaderBytes) + " bytes)");
     if (header_size > size - 8)
-        fail("the safetensors header length " + std::to_string(header_size) + " reaches beyond the end of the " +
-             std::to_string(size) + "-byte file (truncated or not a safetensors file)");
+        fail_input("the safetensors header length " + std::to_string(header_size) + " reaches beyond the end of the " +
+                   std::to_string(size) + "-byte file (truncated or not a safetensors file)");
     const char* text = reinterpret_cast<const char*>(file + 8);
     if (header_size == 0 || text[0] != '{')
-        fail("the safetensors header does not start with '{' (not a safetensors file)");
+        fail_input("the safetensors header does not start with '{' (not a safetensors file)");
     std::vector<TensorEntry> tensors = read_header(std::string_view(text, header_size));
 
     const std::uint64_t data_start = 8 + header_size;
@@ -335,10 +334,10 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
     for (TensorEntry& tensor : tensors) {
         const std::uint64_t begin = tensor.begin, end = tensor.end;
         const auto where = [&] { return tslice::where(tensor.name) + ": \"data_offsets\" " + offsets_text(tensor); };
-        if (begin > end) fail(where() + " ends before it begins");
+        if (begin > end) fail_input(where() + " ends before it begins");
         if (end > data_size)
-            fail(where() + " reach past the end of the data (" +
-                 std::to_string(data_size) + " bytes; the file is truncated or corrupt)");
+            fail_input(where() + " reach past the end of the data (" + std::to_string(data_size) +
+                       " bytes; the file is truncated or corrupt)");
         ArrayInFile array;
         array.name = std::move(tensor.name);
         array.shape = std::move(tensor.shape);
@@ -353,7 +352,7 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
             try {
                 checked_element_count(array.shape, array.type.itemsize(), "the shape");
             } catch (const Error& error) {
-                fail(tslice::where(*array.name) + ": " + error.what());
+                fail_input(tslice::where(*array.name) + ": " + error.what());
             }
             // An element count too large for 64 bits cannot match any offsets in the file.
             std::uint64_t need = array.type.itemsize();
@@ -362,10 +361,11 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
                 overflow = overflow || __builtin_mul_overflow(need, static_cast<std::uint64_t>(dim), &need);
             if (std::find(array.shape.begin(), array.shape.end(), 0) != array.shape.end()) need = 0, overflow = false;
             if (overflow || need != end - begin)
-                fail(tslice::where(*array.name) + ": shape " + format_shape(array.shape) + " of " +
-                     kTypes[tensor.type].name + " needs " +
-                     (overflow ? std::string("more than 2**64") : std::to_string(need)) + " bytes, but \"data_offsets\" " +
-                     offsets_text(tensor) + " hold " + std::to_string(end - begin));
+                fail_input(tslice::where(*array.name) + ": shape " + format_shape(array.shape) + " of " +
+                           kTypes[tensor.type].name + " needs " +
+                           (overflow ? std::string("more than 2**64") : std::to_string(need)) +
+                           " bytes, but \"data_offsets\" " + offsets_text(tensor) + " hold " +
+                           std::to_string(end - begin));
         }
         array.bytes.kind = ArrayBytes::Kind::Mapped;
         array.bytes.offset = data_start + begin;
@@ -384,8 +384,8 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
         const ArrayInFile& before = *by_offset[i - 1];
         const ArrayInFile& after = *by_offset[i];
         if (before.bytes.offset + before.bytes.size > after.bytes.offset)
-            fail("safetensors tensors " + json_quoted(*before.name) + " and " + json_quoted(*after.name) +
-                 " overlap: their \"data_offsets\" share bytes (corrupt file)");
+            fail_input("safetensors tensors " + json_quoted(*before.name) + " and " + json_quoted(*after.name) +
+                       " overlap: their \"data_offsets\" share bytes (corrupt file)");
     }
     return arrays;
 }

@@ -22,8 +22,6 @@ namespace tslice::zip {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
-
 constexpr std::uint32_t kEndSignature = 0x06054b50;
 constexpr std::uint32_t kZip64EndSignature = 0x06064b50;
 constexpr std::uint32_t kZip64LocatorSignature = 0x07064b50;
@@ -86,7 +84,7 @@ struct EndRecord {
 
 EndRecord find_end_record(const std::byte* file, std::size_t size) {
     if (size < kEndSize)
-        fail("not a zip archive: " + std::to_string(size) + " bytes are too short for its end record (22 bytes)");
+        fail_input("not a zip archive: " + std::to_string(size) + " bytes are too short for its end record (22 bytes)");
     // The last end signature whose comment reaches no further than the file wins, as in zipfile.
     const std::size_t lowest = size - kEndSize > kMaxComment ? size - kEndSize - kMaxComment : 0;
     std::size_t at = size - kEndSize + 1;
@@ -98,11 +96,12 @@ EndRecord find_end_record(const std::byte* file, std::size_t size) {
         }
     }
     if (!found)
-        fail("the zip archive has no end of central directory record: the file is truncated, or is not "
-             "a zip archive");
+        fail_input(
+            "the zip archive has no end of central directory record: the file is truncated, or is not "
+            "a zip archive");
     const std::byte* end = file + at;
     if (le(end + 4, 2) != 0 || le(end + 6, 2) != 0)
-        fail("the zip archive spans several disks; only single-file archives are read");
+        fail_input("the zip archive spans several disks; only single-file archives are read");
     EndRecord record;
     record.position = at;
     record.entries = le(end + 10, 2);
@@ -115,12 +114,12 @@ EndRecord find_end_record(const std::byte* file, std::size_t size) {
         // in front of the archive, so its place is taken from the locator's.
         const std::uint64_t place = at - kZip64LocatorSize;
         if (place < kZip64EndSize || offset > place)
-            fail("the zip archive's zip64 end record is outside the file (the archive is truncated or corrupt)");
+            fail_input("the zip archive's zip64 end record is outside the file (the archive is truncated or corrupt)");
         const std::byte* end64 = file + place - kZip64EndSize;
         if (le(end64, 4) != kZip64EndSignature)
-            fail("the zip archive's zip64 locator does not point at a zip64 end record (corrupt archive)");
+            fail_input("the zip archive's zip64 locator does not point at a zip64 end record (corrupt archive)");
         if (le(end64 + 16, 4) != 0 || le(end64 + 20, 4) != 0)
-            fail("the zip archive spans several disks; only single-file archives are read");
+            fail_input("the zip archive spans several disks; only single-file archives are read");
         record.position = place - kZip64EndSize;
         record.entries = le(end64 + 32, 8);
         record.directory_size = le(end64 + 40, 8);
@@ -143,7 +142,8 @@ void apply_zip64_extra(Entry& entry, const std::byte* extra, std::size_t extra_s
             std::size_t used = 0;
             const auto next = [&](std::uint64_t& value) {
                 if (used + 8 > length)
-                    fail("the zip entry " + name_repr(entry.name) + " has a zip64 extra field too short for its sizes");
+                    fail_input("the zip entry " + name_repr(entry.name) +
+                               " has a zip64 extra field too short for its sizes");
                 value = le(field + used, 8);
                 used += 8;
             };
@@ -155,7 +155,7 @@ void apply_zip64_extra(Entry& entry, const std::byte* extra, std::size_t extra_s
         at += 4 + length;
     }
     if (need_uncompressed || need_compressed || need_offset)
-        fail("the zip entry " + name_repr(entry.name) + " lacks the zip64 extra field its sizes need");
+        fail_input("the zip entry " + name_repr(entry.name) + " lacks the zip64 extra field its sizes need");
 }
 
 }  // namespace
@@ -163,14 +163,15 @@ void apply_zip64_extra(Entry& entry, const std::byte* extra, std::size_t extra_s
 std::vector<Entry> read_directory(const std::byte* file, std::size_t size) {
     const EndRecord end = find_end_record(file, size);
     if (end.directory_size > end.position || end.directory_offset > end.position - end.directory_size)
-        fail("the zip archive's central directory (" + std::to_string(end.directory_size) + " bytes at offset " +
-             std::to_string(end.directory_offset) + ") lies outside the file: the archive is truncated or corrupt");
+        fail_input("the zip archive's central directory (" + std::to_string(end.directory_size) + " bytes at offset " +
+                   std::to_string(end.directory_offset) +
+                   ") lies outside the file: the archive is truncated or corrupt");
     // Bytes in front of the archive shift every offset; zipfile calls them "concat".
     const std::uint64_t shift = end.position - end.directory_size - end.directory_offset;
     const std::uint64_t start = end.directory_offset + shift;
     if (end.entries > end.directory_size / kCentralSize)
-        fail("the zip archive claims " + std::to_string(end.entries) + " entries, more than its " +
-             std::to_string(end.directory_size) + "-byte central directory can hold");
+        fail_input("the zip archive claims " + std::to_string(end.entries) + " entries, more than its " +
+                   std::to_string(end.directory_size) + "-byte central directory can hold");
 
     std::vector<Entry> entries;
     entries.reserve(static_cast<std::size_t>(end.entries));
@@ -178,10 +179,10 @@ std::vector<Entry> read_directory(const std::byte* file, std::size_t size) {
     const std::uint64_t stop = start + end.directory_size;
     for (std::uint64_t index = 0; index < end.entries; ++index) {
         const std::string where = "zip central directory entry " + std::to_string(index + 1);
-        if (stop - at < kCentralSize) fail("the " + where + " is cut short (corrupt archive)");
+        if (stop - at < kCentralSize) fail_input("the " + where + " is cut short (corrupt archive)");
         const std::byte* p = file + at;
         if (le(p, 4) != kCentralSignature)
-            fail("the " + where + " has no signature at offset " + std::to_string(at) + " (corrupt archive)");
+            fail_input("the " + where + " has no signature at offset " + std::to_string(at) + " (corrupt archive)");
         Entry entry;
         entry.flags = static_cast<std::uint16_t>(le(p + 8, 2));
         entry.method = static_cast<std::uint16_t>(le(p + 10, 2));
@@ -191,7 +192,7 @@ std::vector<Entry> read_directory(const std::byte* file, std::size_t size) {
         const std::size_t name_size = le(p + 28, 2), extra_size = le(p + 30, 2), comment_size = le(p + 32, 2);
         entry.local_header_offset = le(p + 42, 4);
         if (stop - at - kCentralSize < name_size + extra_size + comment_size)
-            fail("the " + where + " is cut short (corrupt archive)");
+            fail_input("the " + where + " is cut short (corrupt archive)");
         std::string_view raw_name(reinterpret_cast<const char*>(p + kCentralSize), name_size);
         // Python's zipfile ends a name at its first NUL byte, so np.load knows "a\0b.npy" as "a".
         raw_name = raw_name.substr(0, raw_name.find('\0'));
@@ -199,9 +200,11 @@ std::vector<Entry> read_directory(const std::byte* file, std::size_t size) {
         apply_zip64_extra(entry, p + kCentralSize + name_size, extra_size, entry.uncompressed_size == 0xFFFFFFFF,
                           entry.compressed_size == 0xFFFFFFFF, entry.local_header_offset == 0xFFFFFFFF);
         if (le(p + 34, 2) != 0 && le(p + 34, 2) != 0xFFFF)
-            fail("the zip entry " + name_repr(entry.name) + " starts on another disk; only single-file archives are read");
+            fail_input("the zip entry " + name_repr(entry.name) +
+                       " starts on another disk; only single-file archives are read");
         if (entry.local_header_offset > size - shift)
-            fail("the zip entry " + name_repr(entry.name) + " starts past the end of the file (the archive is truncated)");
+            fail_input("the zip entry " + name_repr(entry.name) +
+                       " starts past the end of the file (the archive is truncated)");
         entry.local_header_offset += shift;
         entries.push_back(std::move(entry));
         at += kCentralSize + name_size + extra_size + comment_size;
@@ -212,16 +215,17 @@ std::vector<Entry> read_directory(const std::byte* file, std::size_t size) {
 std::uint64_t data_offset(const std::byte* file, std::size_t size, const Entry& entry) {
     const std::uint64_t at = entry.local_header_offset;
     if (at > size || size - at < kLocalSize)
-        fail("the zip entry " + name_repr(entry.name) + ": its local header is cut short (the archive is truncated)");
+        fail_input("the zip entry " + name_repr(entry.name) +
+                   ": its local header is cut short (the archive is truncated)");
     const std::byte* p = file + at;
     if (le(p, 4) != kLocalSignature)
-        fail("the zip entry " + name_repr(entry.name) + ": no local header at offset " + std::to_string(at) +
-             " (corrupt archive)");
+        fail_input("the zip entry " + name_repr(entry.name) + ": no local header at offset " + std::to_string(at) +
+                   " (corrupt archive)");
     const std::uint64_t begin = at + kLocalSize + le(p + 26, 2) + le(p + 28, 2);
     if (begin > size || size - begin < entry.compressed_size)
-        fail("the zip entry " + name_repr(entry.name) + " needs " + std::to_string(entry.compressed_size) +
-             " bytes from offset " + std::to_string(begin) + ", past the end of the " + std::to_string(size) +
-             "-byte file (the archive is truncated)");
+        fail_input("the zip entry " + name_repr(entry.name) + " needs " + std::to_string(entry.compressed_size) +
+                   " bytes from offset " + std::to_string(begin) + ", past the end of the " + std::to_string(size) +
+                   "-byte file (the archive is truncated)");
     return begin;
 }
 

@@ -1,4 +1,5 @@
-// The library's internal parts that tests reach below the public API: the copy kernels and
+// The library's internal parts that tests reach below the public API: the ground floor's
+// helpers (little-endian fields, hexadecimal digits, UTF-8), the copy kernels and
 // the copy's plan (each kernel set against the scalar reference), the zip directory reader and
 // the inflater (hostile archives byte by byte), the JSON reader, Python's text rules, the write
 // stage's sizes and the order of its chunks, the input's paging and the probe of its folios, a
@@ -8,6 +9,9 @@
 // is the only one that has lib/src.
 #pragma once
 
+#include "base/bytes.hpp"
+#include "base/hex.hpp"
+#include "base/utf8.hpp"
 #include "write/chunk_stream.hpp"
 #include "copy/copy_plan.hpp"
 #include "write/file_splice.hpp"

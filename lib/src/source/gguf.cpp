@@ -19,6 +19,7 @@
 #include <cstring>
 #include <set>
 
+#include "base/bytes.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
 #include "tslice/gguf.hpp"
@@ -46,8 +47,7 @@ public:
     std::size_t at() const { return at_; }
     std::uint64_t u(int bytes, const char* what) {
         if (static_cast<std::size_t>(bytes) > size_ - at_) cut(what);
-        std::uint64_t value = 0;
-        for (int k = bytes - 1; k >= 0; --k) value = (value << 8) | std::to_integer<std::uint64_t>(p_[at_ + k]);
+        const std::uint64_t value = load_le(p_ + at_, static_cast<std::size_t>(bytes));
         at_ += static_cast<std::size_t>(bytes);
         return value;
     }

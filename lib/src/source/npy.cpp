@@ -20,7 +20,6 @@
 #include <exception>
 #include <mutex>
 #include <system_error>
-#include <thread>
 #include <limits>
 #include <optional>
 #include <string_view>

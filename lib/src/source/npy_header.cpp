@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/bytes.hpp"
 #include "source/dtype.hpp"
 #include "source/py_literal.hpp"
 #include "text/python_text.hpp"
@@ -37,12 +38,6 @@ constexpr std::size_t kGrowthAxisMaxDigits = 21;
 // where the format's own limit (4 GiB) would not.
 constexpr std::size_t kMaxHeaderBytes = std::size_t{1} << 20;
 
-std::uint32_t read_le(const std::byte* bytes, std::size_t count) {
-    std::uint32_t value = 0;
-    for (std::size_t k = count; k-- > 0;) value = (value << 8) | std::to_integer<std::uint32_t>(bytes[k]);
-    return value;
-}
-
 }  // namespace
 
 std::optional<std::size_t> npy_header_extent(const std::byte* bytes, std::size_t available) {
@@ -53,7 +48,7 @@ std::optional<std::size_t> npy_header_extent(const std::byte* bytes, std::size_t
     const std::size_t length_size = major == 1 ? 2 : 4;
     const std::size_t prefix = kMagicSize + 2 + length_size;
     if (available < prefix) return std::nullopt;
-    const std::size_t length = read_le(bytes + kMagicSize + 2, length_size);
+    const std::size_t length = static_cast<std::size_t>(load_le(bytes + kMagicSize + 2, length_size));
     if (length > kMaxHeaderBytes) return std::nullopt;
     return prefix + length;
 }
@@ -90,7 +85,7 @@ NpyHeader parse_npy_header(const std::byte* bytes, std::size_t available) {
     const std::size_t length_size = major == 1 ? 2 : 4;
     const std::size_t prefix = kMagicSize + 2 + length_size;
     if (available < prefix) fail_input("the .npy header is cut short: the file ends inside the header length field");
-    const std::size_t header_length = read_le(bytes + kMagicSize + 2, length_size);
+    const std::size_t header_length = static_cast<std::size_t>(load_le(bytes + kMagicSize + 2, length_size));
     if (header_length > kMaxHeaderBytes)
         fail_input("the .npy header claims to be " + std::to_string(header_length) +
                    " bytes long; tslice reads headers of at most 1 MiB (" + std::to_string(kMaxHeaderBytes) +

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "base/bytes.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice::pickle {
@@ -55,9 +56,7 @@ private:
     }
     std::uint64_t u(int bytes) {
         const std::byte* b = take(static_cast<std::uint64_t>(bytes));
-        std::uint64_t value = 0;
-        for (int k = bytes - 1; k >= 0; --k) value = (value << 8) | std::to_integer<std::uint64_t>(b[k]);
-        return value;
+        return load_le(b, static_cast<std::size_t>(bytes));
     }
     std::string text(std::uint64_t n) {
         const std::byte* b = take(n);
@@ -113,8 +112,7 @@ private:
     Node* long_integer(std::uint64_t n) {
         const std::byte* b = take(n);
         if (n > 8) return make(Kind::Opaque);
-        std::uint64_t value = 0;
-        for (std::uint64_t k = n; k-- > 0;) value = (value << 8) | std::to_integer<std::uint64_t>(b[k]);
+        std::uint64_t value = load_le(b, static_cast<std::size_t>(n));
         if (n > 0 && n < 8 && (std::to_integer<unsigned>(b[n - 1]) & 0x80)) value |= ~std::uint64_t{0} << (8 * n);
         return integer(static_cast<std::int64_t>(value));
     }

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "base/bytes.hpp"
 #include "source/dtype.hpp"
 #include "parse/json_reader.hpp"
 #include "source/safetensors_header.hpp"
@@ -69,12 +70,6 @@ const std::vector<ElementType>& element_types() {
 }
 
 std::string json_quoted(const std::string& name) { return nlohmann::json(name).dump(); }
-
-std::uint64_t read_u64(const std::byte* p) {
-    std::uint64_t value = 0;
-    for (int k = 7; k >= 0; --k) value = (value << 8) | std::to_integer<std::uint64_t>(p[k]);
-    return value;
-}
 
 // What the file says, for a message: the text of a value, cut short if long.
 std::string excerpt(std::string_view text) {
@@ -315,7 +310,7 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
     if (size < 8)
         fail_input("the safetensors file is cut short: " + std::to_string(size) +
                    " bytes, too few for its 8-byte header length");
-    const std::uint64_t header_size = read_u64(file);
+    const std::uint64_t header_size = load_le<std::uint64_t>(file);
     if (header_size > kMaxHeaderBytes)
         fail_input("the safetensors header claims to be " + std::to_string(header_size) +
                    " bytes long; the format allows at most 100 MB (" + std::to_string(kMaxHeaderBytes) + " bytes)");
@@ -392,7 +387,7 @@ std::vector<ArrayInFile> list_safetensors(const std::byte* file, std::size_t siz
 
 std::string safetensors_metadata(const std::byte* file, std::size_t size) {
     if (size < 8) return {};
-    const std::uint64_t header_size = read_u64(file);
+    const std::uint64_t header_size = load_le<std::uint64_t>(file);
     if (header_size > kMaxHeaderBytes || header_size > size - 8) return {};
     try {
         json::Reader reader(std::string_view(reinterpret_cast<const char*>(file + 8), header_size));

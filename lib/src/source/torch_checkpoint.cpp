@@ -19,6 +19,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/bytes.hpp"
 #include "source/pickle.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
@@ -261,7 +262,7 @@ bool looks_like_torch(const std::byte* bytes, std::size_t size) {
     // torch.save writes ARCHIVE/data.pkl first, torch.jit.save ARCHIVE/data/0: the first local
     // header names it.
     if (size < 30 || std::memcmp(bytes, "PK\x03\x04", 4) != 0) return false;
-    const std::size_t name_length = std::to_integer<std::size_t>(bytes[26]) | std::to_integer<std::size_t>(bytes[27]) << 8;
+    const std::size_t name_length = load_le<std::uint16_t>(bytes + 26);
     if (name_length > size - 30) return false;
     const std::string name(reinterpret_cast<const char*>(bytes + 30), name_length);
     const std::size_t slash = name.find('/');

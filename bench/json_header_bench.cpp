@@ -1,11 +1,11 @@
 // The A/B behind tslice's one JSON reading path: a safetensors header read once, in a fresh
 // process (as `--list` reads it: the heap cold, every page it grows a fault), by
 //   map     nothing but mapping the file and touching the header (the floor),
-//   reader  tslice's own strict reader (parse/json_reader.cpp), the entries built as
-//           safetensors.cpp builds them,
+//   reader  the strict reader of tslice's own that safetensors headers had before
+//           (own_json_reader.cpp), the entries built as its safetensors.cpp built them,
 //   sax     nlohmann's SAX parser feeding the same entries, without a tree,
 //   dom     nlohmann::json::parse (a DOM), for scale,
-//   list    list_safetensors itself (the reader plus every check and ArrayInFile).
+//   list    list_safetensors itself (the library's reading path, every check, ArrayInFile).
 // Usage: tslice_json_header_bench MODE FILE.safetensors [ROUNDS]
 // Given ROUNDS, it also prints the first (cold) and the median in-process time of MODE's parse.
 // Time whole runs with hyperfine, modes alternated (bench/json_header_ab.py does).
@@ -26,7 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "parse/json_reader.hpp"
+#include "own_json_reader.hpp"
 #include "tslice/container.hpp"
 
 namespace {

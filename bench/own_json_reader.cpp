@@ -1,4 +1,4 @@
-#include "parse/json_reader.hpp"
+#include "own_json_reader.hpp"
 
 #include <cmath>
 #include <cstdlib>

@@ -156,10 +156,10 @@ private:
 
     // A tensor's field has ended: its text is [begin, end).
     void field_ends(std::size_t begin, std::size_t end, bool is_string, std::string* text) {
+        const List list = std::exchange(list_, List::None);
         if (purpose_ == Purpose::DataEnd) {
             // Only where its tensors end: the listing of the spooled file checks the rest.
-            if (list_ == List::Offsets && values_.size() == 2) data_end = std::max(data_end, values_[1]);
-            list_ = List::None;
+            if (list == List::Offsets && values_.size() == 2) data_end = std::max(data_end, values_[1]);
             return;
         }
         if (!checks()) return;
@@ -170,7 +170,7 @@ private:
             else
                 current_.dtype = std::move(*text);
             has_dtype_ = true;
-        } else if (list_ == List::Shape) {
+        } else if (list == List::Shape) {
             if (list_bad_)
                 note(where(current_.name) + ": \"shape\" must be a list of non-negative integers, not " +
                      excerpt(written));
@@ -179,7 +179,7 @@ private:
                      " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
             current_.shape.assign(values_.begin(), values_.end());
             has_shape_ = true;
-        } else if (list_ == List::Offsets) {
+        } else if (list == List::Offsets) {
             if (list_bad_ || values_.size() != 2)
                 note(where(current_.name) + ": \"data_offsets\" must be [begin, end], two non-negative integers, not " +
                      excerpt(written));
@@ -187,7 +187,6 @@ private:
                 current_.begin = values_[0], current_.end = values_[1];
             has_offsets_ = true;
         }
-        list_ = List::None;
     }
 
     // A member of the header has ended; `start`: where its value began, if a container.

@@ -108,18 +108,17 @@ std::optional<SyntaxProblem> read_sax(Cursor& cursor, Handler& handler) {
         std::string_view text;
         bool& syntax_error;
         SyntaxProblem& problem;
-        using json = nlohmann::json;
         bool null() { return handler.null(); }
         bool boolean(bool value) { return handler.boolean(value); }
-        bool number_integer(json::number_integer_t value) { return handler.number_integer(value); }
-        bool number_unsigned(json::number_unsigned_t value) { return handler.number_unsigned(value); }
-        bool number_float(json::number_float_t value, const json::string_t& raw) {
+        bool number_integer(nlohmann::json::number_integer_t value) { return handler.number_integer(value); }
+        bool number_unsigned(nlohmann::json::number_unsigned_t value) { return handler.number_unsigned(value); }
+        bool number_float(nlohmann::json::number_float_t value, const nlohmann::json::string_t& raw) {
             return handler.number_float(value, raw);
         }
-        bool string(json::string_t& value) { return handler.string(value); }
-        bool binary(json::binary_t&) { return false; }  // not produced by the JSON reader
+        bool string(nlohmann::json::string_t& value) { return handler.string(value); }
+        bool binary(nlohmann::json::binary_t&) { return false; }  // not produced by the JSON reader
         bool start_object(std::size_t size) { return handler.start_object(size); }
-        bool key(json::string_t& name) { return handler.key(name); }
+        bool key(nlohmann::json::string_t& name) { return handler.key(name); }
         bool end_object() { return handler.end_object(); }
         bool start_array(std::size_t size) { return handler.start_array(size); }
         bool end_array() { return handler.end_array(); }

@@ -1,6 +1,7 @@
-// The library's internal parts that tests reach below the public API: the copy kernels and
+// The library's internal parts that tests reach below the public API: the ground floor's
+// helpers (little-endian fields, hexadecimal digits, UTF-8), the copy kernels and
 // the copy's plan (each kernel set against the scalar reference), the zip directory reader and
-// the inflater (hostile archives byte by byte), the JSON reader, Python's text rules, the write
+// the inflater (hostile archives byte by byte), the JSON reading path, Python's text rules, the write
 // stage's sizes and the order of its chunks, the input's paging and the probe of its folios, a
 // gather's reads of whole rows, its scattered reads and the choice between them, the moving of
 // a file's bytes into an output by splice, the output's own descriptor, and the statistics'
@@ -9,6 +10,9 @@
 // is the only one that has lib/src.
 #pragma once
 
+#include "base/bytes.hpp"
+#include "base/hex.hpp"
+#include "base/utf8.hpp"
 #include "write/chunk_stream.hpp"
 #include "copy/copy_plan.hpp"
 #include "write/file_splice.hpp"
@@ -16,7 +20,7 @@
 #include "read/gather_reads.hpp"
 #include "read/input_paging.hpp"
 #include "source/inflate.hpp"
-#include "parse/json_reader.hpp"
+#include "base/json_sax.hpp"
 #include "copy/kernels.hpp"
 #include "write/output_file.hpp"
 #include "text/python_text.hpp"

@@ -228,3 +228,36 @@ TEST_CASE("a shape with a zero is still refused where its other dimensions overf
         CHECK(View::contiguous(arrays[0].shape, arrays[0].type.itemsize()).element_count() == 0);
     }
 }
+
+TEST_CASE("a message quotes the header's value as the file writes it, and a syntax error wins over the rest") {
+    const auto message = [](const std::string& entry) {
+        return input_error(safetensors(R"({"t":)" + entry + "}", 16));
+    };
+    CHECK(message(R"({"dtype":"F32","shape":[1,-2],"data_offsets":[0,8]})") ==
+          "safetensors tensor \"t\": \"shape\" must be a list of non-negative integers, not [1,-2]");
+    CHECK(message(R"({"dtype":"F32","shape": "2" ,"data_offsets":[0,8]})") ==
+          "safetensors tensor \"t\": \"shape\" must be a list of non-negative integers, not \"2\"");
+    CHECK(message(R"({"dtype":5,"shape":[2],"data_offsets":[0,8]})") ==
+          "safetensors tensor \"t\": \"dtype\" must be a string, not 5");
+    CHECK(message(R"({"dtype":{"a": [1]} ,"shape":[2],"data_offsets":[0,8]})") ==
+          "safetensors tensor \"t\": \"dtype\" must be a string, not {\"a\": [1]}");
+    CHECK(message(R"({"dtype":"F32","shape":[2],"data_offsets":[0, 8, 9]})") ==
+          "safetensors tensor \"t\": \"data_offsets\" must be [begin, end], two non-negative integers, not [0, 8, 9]");
+    CHECK(message(R"({"dtype":"F32","shape":[2],"data_offsets": 12.5 })") ==
+          "safetensors tensor \"t\": \"data_offsets\" must be [begin, end], two non-negative integers, not 12.5");
+    // The first problem in the text is the one reported...
+    CHECK(input_error(safetensors(R"({"a": 1, "b": {"dtype": 5}})", 0)) ==
+          "safetensors tensor \"a\" is not a JSON object with dtype, shape and data_offsets");
+    // ...unless the text is not JSON at all, wherever that shows.
+    CHECK(input_error(safetensors(R"({"t": 1, "u": [})", 0)).find("not valid JSON") != std::string::npos);
+    CHECK(input_error(safetensors(std::string("{\"t\": 1}\0", 9), 0)).find("not valid JSON") != std::string::npos);
+}
+
+TEST_CASE("the header's __metadata__ is carried as its text") {
+    const std::string file = safetensors(
+        R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}, "__metadata__" : {"k": "v",  "n":"x"} })", 1);
+    CHECK(safetensors_metadata(reinterpret_cast<const std::byte*>(file.data()), file.size()) ==
+          R"({"k": "v",  "n":"x"})");
+    const std::string none = safetensors(R"({"__metadata__": 3})", 0);
+    CHECK(safetensors_metadata(reinterpret_cast<const std::byte*>(none.data()), none.size()).empty());
+}

@@ -308,8 +308,8 @@ def gguf_seeds():
     return seeds
 
 
-# The JSON reader of safetensors headers: every kind of value, the escapes and UTF-8 it
-# decodes, nesting, and a syntax error.
+# The JSON reading path (op specs, safetensors headers): every kind of value, the escapes and
+# UTF-8 it decodes, nesting, and a syntax error.
 JSON_TEXTS = {
     "safetensors_header": b'{"a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},"__metadata__":{"format":"pt"}}',
     "every_kind": b'[1, -0.5e+3, true, false, null, "\\u00e9\\ud83d\\ude00\\n", {"x": []}]',

@@ -40,6 +40,11 @@ private:
     std::string file_;
 };
 
+// The one way each kind of error is raised, so that every stage says "this input is wrong"
+// and "this request is wrong" alike. `file`: as for Error.
+[[noreturn]] void fail_input(const std::string& message, std::string file = {});
+[[noreturn]] void fail_usage(const std::string& message);
+
 // How errors name a file: "'x.npy'", or "standard input" for "-".
 std::string file_display_name(const std::string& path);
 

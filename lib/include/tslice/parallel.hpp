@@ -1,5 +1,6 @@
-// Threads for large copies: a pool that lives for the whole run, so each chunk of the output
-// costs a wake-up, not a thread start.
+// Threads, started one way (try_start_thread): a pool that lives for the whole run, so each
+// chunk of the output costs a wake-up, not a thread start, and lone threads for work that runs
+// beside the caller rather than in parts it waits for.
 #pragma once
 
 #include <signal.h>
@@ -38,6 +39,9 @@ private:
 // Every thread tslice starts starts here: with the asynchronous signals blocked (see
 // AsyncSignalsBlocked), and as an empty optional where no thread can start (RLIMIT_NPROC, a
 // container's pids limit), so that the caller does the work itself instead of failing.
+// A thread that runs beside its caller for as long as it likes (the chunk stream's producer,
+// the input's page asker) is started here rather than taken from a WorkerPool: run() returns
+// only when every part is done, so a pool part cannot run alongside the caller.
 std::optional<std::thread> try_start_thread(std::function<void()> body);
 
 class WorkerPool {

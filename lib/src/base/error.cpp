@@ -1,6 +1,14 @@
 #include "tslice/error.hpp"
 
+#include <utility>
+
 namespace tslice {
+
+void fail_input(const std::string& message, std::string file) {
+    throw Error(ErrorKind::Input, message, std::move(file));
+}
+
+void fail_usage(const std::string& message) { throw Error(ErrorKind::Usage, message); }
 
 std::string file_display_name(const std::string& path) {
     return path == "-" ? std::string("standard input") : "'" + path + "'";

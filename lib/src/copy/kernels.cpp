@@ -157,8 +157,8 @@ void force_kernel_set(std::string_view name) {
     }
     const kernels::KernelSet* set = kernels::supported().find(name);
     if (set == nullptr)
-        throw Error(ErrorKind::Usage, "kernel set '" + std::string(name) + "' is not one this CPU runs (it runs: " +
-                                          kernels::supported().names() + ")");
+        fail_usage("kernel set '" + std::string(name) +
+                   "' is not one this CPU runs (it runs: " + kernels::supported().names() + ")");
     kernels::forced.store(set, std::memory_order_release);
 }
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "base/hex.hpp"
 #include "source/py_literal.hpp"
 #include "text/python_text.hpp"
 #include "tslice/error.hpp"
@@ -15,13 +16,6 @@ namespace {
 
 constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kInt64Min = std::numeric_limits<std::int64_t>::min();
-
-int digit_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 }  // namespace
 
@@ -175,7 +169,7 @@ Literal ExprLexer::parse_integer() {
             ++pos_;
             continue;
         }
-        const int digit = digit_value(c);
+        const int digit = hex_digit(c);
         if (digit < 0 || digit >= base) {
             if (std::isalnum(static_cast<unsigned char>(c)))
                 fail("invalid digit '" + std::string(1, c) + "' in an integer", pos_);

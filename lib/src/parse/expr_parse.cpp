@@ -56,10 +56,9 @@ public:
     IndexExpr parse() {
         // Not an ExprError: a caret under a megabyte of text helps nobody.
         if (text_.size() > kMaxExpressionBytes)
-            throw Error(ErrorKind::Usage, "the index expression is " + std::to_string(text_.size()) +
-                                              " bytes long; tslice reads expressions of at most " +
-                                              std::to_string(kMaxExpressionBytes) +
-                                              " bytes (give large index arrays to a gather op as an .npy file)");
+            fail_usage("the index expression is " + std::to_string(text_.size()) +
+                       " bytes long; tslice reads expressions of at most " + std::to_string(kMaxExpressionBytes) +
+                       " bytes (give large index arrays to a gather op as an .npy file)");
         check_brackets();
         skip_space();
         std::size_t end = text_.size();

@@ -1,4 +1,5 @@
-// The JSON text of an op spec as a small tree of our own, read with nlohmann's SAX parser.
+// The JSON text of an op spec as a small tree of our own, read through the one JSON reading
+// path (json_sax.hpp: nlohmann's SAX parser).
 //
 // Why not nlohmann::json's DOM: it would lose what the user wrote. A number beyond 64 bits
 // arrives as a double (1e+20), so "18446744073709551616 does not fit in a 64-bit integer"
@@ -15,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_sax.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice::json {
@@ -29,8 +31,6 @@ constexpr std::size_t kMaxDepth = 64;  // nested lists/objects
 constexpr std::size_t kMaxValues = std::size_t{1} << 24;
 constexpr std::size_t kMaxNodes = 2'000'000;  // every other value: a node of ~120 bytes each
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Usage, message); }
-
 // Builds the tree from nlohmann's SAX events.
 class TreeBuilder {
 public:
@@ -38,8 +38,6 @@ public:
 
     Node root;
     std::string error;  // set when we stopped the parse ourselves
-    std::size_t error_position = 0;
-    bool syntax_error = false;
 
     bool null() { return add(Node{}); }
     bool boolean(bool value) {
@@ -71,7 +69,6 @@ public:
         node.text = std::move(value);
         return add(std::move(node));
     }
-    bool binary(json::binary_t&) { return false; }  // not produced by the JSON reader
     bool start_object(std::size_t) { return open(Node::Kind::Object); }
     bool key(json::string_t& name) {
         key_ = std::move(name);
@@ -80,12 +77,6 @@ public:
     bool end_object() { return close(); }
     bool start_array(std::size_t) { return open(Node::Kind::Array); }
     bool end_array() { return close(); }
-    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) {
-        syntax_error = true;
-        error_position = position;
-        error = ex.what();
-        return false;
-    }
 
 private:
     std::vector<Node*> stack_;
@@ -205,49 +196,12 @@ void check_depth(std::string_view text, std::string_view source) {
             in_string = true;
         } else if (c == '[' || c == '{') {
             if (++depth > kMaxDepth)
-                fail(where(source, text, i) + ": lists and objects are nested deeper than " +
-                     std::to_string(kMaxDepth) + " levels");
+                fail_usage(where(source, text, i) + ": lists and objects are nested deeper than " +
+                           std::to_string(kMaxDepth) + " levels");
         } else if ((c == ']' || c == '}') && depth > 0) {
             --depth;
         }
     }
-}
-
-// The start of the JSON token that holds the byte at `offset`: a string, a structural
-// character, or a run of other characters (a number or a literal).
-std::size_t token_start(std::string_view text, std::size_t offset) {
-    std::size_t start = 0;
-    for (std::size_t i = 0; i < text.size() && i <= offset;) {
-        const char c = text[i];
-        start = i;
-        if (c == '"') {
-            for (++i; i < text.size() && text[i] != '"'; ++i)
-                if (text[i] == '\\') ++i;
-            ++i;
-        } else if (c == '[' || c == ']' || c == '{' || c == '}' || c == ':' || c == ',' || c == ' ' || c == '\t' ||
-                   c == '\n' || c == '\r') {
-            ++i;
-        } else {
-            while (i < text.size() && std::string_view("[]{}:, \t\n\r\"").find(text[i]) == std::string_view::npos) ++i;
-        }
-    }
-    return offset >= text.size() ? offset : start;
-}
-
-// nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error
-// while parsing value - unexpected ']'; expected '[', '{', or a literal" in plain words:
-// "unexpected ']'; expected '[', '{', or a literal".
-std::string plain_parse_error(const std::string& what) {
-    std::string text = what;
-    if (const auto at = text.find("] "); at != std::string::npos && text.rfind("[json.exception", 0) == 0)
-        text.erase(0, at + 2);
-    if (const auto colon = text.find(": "); colon != std::string::npos && text.rfind("parse error", 0) == 0)
-        text.erase(0, colon + 2);
-    if (const auto dash = text.find(" - "); dash != std::string::npos && text.rfind("syntax error", 0) == 0)
-        text.erase(0, dash + 3);
-    if (text.rfind("number overflow parsing", 0) == 0)
-        text = "the number " + text.substr(24) + " is too large";
-    return text;
 }
 
 void render(const Node& node, std::string& out, std::size_t limit);
@@ -299,32 +253,16 @@ Node integer_node(std::int64_t value) {
 }
 
 Node parse_tree(std::string_view text, std::string_view source) {
-    // nlohmann's lexer takes a NUL byte for the end of the input, so that a spec followed by
-    // a NUL and anything at all would read as valid; JSON text (RFC 8259) has no NUL byte,
-    // not even inside a string, where it must be written \u0000.
-    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
-        fail(where(source, text, nul) + ": a NUL byte (0x00), which JSON text may not hold (in a string, write it "
-                                        "as \\u0000)");
+    if (const auto nul = find_nul(text)) fail_usage(where(source, text, nul->offset) + ": " + nul->what);
     check_depth(text, source);
     TreeBuilder builder;
-    bool ok = false;
-    try {
-        ok = nlohmann::json::sax_parse(text, &builder);
-    } catch (const nlohmann::json::exception& ex) {
-        fail(std::string(source) + ": invalid JSON: " + plain_parse_error(ex.what()));
+    Cursor cursor(text);
+    if (const auto problem = read_sax(cursor, builder)) {
+        if (!problem->located) fail_usage(std::string(source) + ": invalid JSON: " + problem->what);
+        fail_usage(where(source, text, problem->offset) + ": " + problem->what);
     }
-    if (ok) return std::move(builder.root);
-    if (builder.syntax_error) {
-        // nlohmann's position counts the bytes read (the end of input counting as one). A
-        // lexer error ("invalid literal") is at the last byte read; an unexpected token or a
-        // number out of range is shown at its start.
-        std::size_t offset = builder.error_position > 0 ? builder.error_position - 1 : 0;
-        if (builder.error.find(" - unexpected ") != std::string::npos ||
-            builder.error.find("number overflow") != std::string::npos)
-            offset = token_start(text, offset);
-        fail(where(source, text, offset) + ": " + plain_parse_error(builder.error));
-    }
-    fail(std::string(source) + ": " + builder.error);
+    if (!builder.error.empty()) fail_usage(std::string(source) + ": " + builder.error);
+    return std::move(builder.root);
 }
 
 void render_string(const std::string& value, std::string& out) {

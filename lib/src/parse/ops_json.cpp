@@ -33,8 +33,6 @@ constexpr std::size_t kMaxOps = 100'000;
 // larger file (or /dev/zero, or a pipe that never ends) is refused instead of read into memory.
 constexpr std::size_t kMaxSpecFileBytes = std::size_t{256} << 20;
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Usage, message); }
-
 // --------------------------------------------------------------------- reading the fields
 
 std::string index_path(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
@@ -54,8 +52,8 @@ std::string field_path(const std::string& path, const std::string& key) {
 Node element(const Node& list, std::size_t i) { return list.is_packed() ? integer_node(list.ints[i]) : list.items[i]; }
 
 [[noreturn]] void fail_not_integer(const Node& node, const std::string& path, const std::string& expected) {
-    if (node.kind == Node::Kind::TooBig) fail(path + ": " + node.text + " does not fit in a 64-bit integer");
-    fail(path + ": expected " + expected + ", got " + show(node));
+    if (node.kind == Node::Kind::TooBig) fail_usage(path + ": " + node.text + " does not fit in a 64-bit integer");
+    fail_usage(path + ": expected " + expected + ", got " + show(node));
 }
 
 std::int64_t read_integer(const Node& node, const std::string& path) {
@@ -64,10 +62,10 @@ std::int64_t read_integer(const Node& node, const std::string& path) {
 }
 
 std::vector<std::int64_t> read_integer_list(const Node& node, const std::string& path) {
-    if (node.kind != Node::Kind::Array) fail(path + ": expected a list of integers, got " + show(node));
+    if (node.kind != Node::Kind::Array) fail_usage(path + ": expected a list of integers, got " + show(node));
     if (node.size() > kMaxEntries)
-        fail(path + ": " + std::to_string(node.size()) + " entries is too many (at most " + std::to_string(kMaxEntries) +
-             ")");
+        fail_usage(path + ": " + std::to_string(node.size()) + " entries is too many (at most " +
+                   std::to_string(kMaxEntries) + ")");
     if (node.is_packed()) return node.ints;
     std::vector<std::int64_t> values;
     values.reserve(node.items.size());
@@ -88,22 +86,22 @@ std::vector<bool> read_mask(const Node* node, const std::string& path, std::size
     if (!node) return mask;
     if (node->kind == Node::Kind::Array) {
         if (node->size() > kMaxEntries)
-            fail(path + ": " + std::to_string(node->size()) + " entries is too many (at most " +
-                 std::to_string(kMaxEntries) + ")");
+            fail_usage(path + ": " + std::to_string(node->size()) + " entries is too many (at most " +
+                       std::to_string(kMaxEntries) + ")");
         for (std::size_t i = 0; i < node->size(); ++i) {
             const Node item = element(*node, i);
             const std::string item_path = index_path(path, i);
             const std::int64_t bit = read_integer(item, item_path);
-            if (bit != 0 && bit != 1) fail(item_path + ": expected 0 or 1, got " + show(item));
+            if (bit != 0 && bit != 1) fail_usage(item_path + ": expected 0 or 1, got " + show(item));
             if (i < entries) mask[i] = bit == 1;
         }
         return mask;
     }
     if (node->kind != Node::Kind::Integer) {
         if (node->kind == Node::Kind::TooBig) fail_not_integer(*node, path, "");
-        fail(path + ": expected an integer bitfield or a list of 0/1, got " + show(*node));
+        fail_usage(path + ": expected an integer bitfield or a list of 0/1, got " + show(*node));
     }
-    if (node->integer < 0) fail(path + ": a bitfield cannot be negative, got " + show(*node));
+    if (node->integer < 0) fail_usage(path + ": a bitfield cannot be negative, got " + show(*node));
     for (std::size_t i = 0; i < entries && i < 63; ++i) mask[i] = (node->integer >> i) & 1;
     return mask;
 }
@@ -136,8 +134,8 @@ IntArray read_int_array(const Node& node, const std::string& path) {
         if (list.size() != expected) {
             std::string first = path;
             for (std::size_t d = 0; d < frame.depth; ++d) first += "[0]";
-            fail(frame.path + ": the indices must be rectangular: expected a list of " + std::to_string(expected) +
-                 " like " + first + ", got " + show(list));
+            fail_usage(frame.path + ": the indices must be rectangular: expected a list of " +
+                       std::to_string(expected) + " like " + first + ", got " + show(list));
         }
         const bool leaves = frame.depth + 1 == array.shape.size();
         if (leaves) {
@@ -147,8 +145,8 @@ IntArray read_int_array(const Node& node, const std::string& path) {
                 for (std::size_t i = 0; i < list.items.size(); ++i) {
                     const Node& item = list.items[i];
                     if (item.kind == Node::Kind::Array)
-                        fail(index_path(frame.path, i) + ": the indices must be rectangular: expected an integer, got " +
-                             show(item));
+                        fail_usage(index_path(frame.path, i) +
+                                   ": the indices must be rectangular: expected an integer, got " + show(item));
                     array.values.push_back(read_integer(item, index_path(frame.path, i)));
                 }
             }
@@ -157,8 +155,8 @@ IntArray read_int_array(const Node& node, const std::string& path) {
         // Push in reverse so that the lists are visited (and the values stored) in C order.
         for (std::size_t i = list.size(); i-- > 0;) {
             if (list.is_packed() || list.items[i].kind != Node::Kind::Array) {
-                fail(index_path(frame.path, i) + ": the indices must be rectangular: expected a list of " +
-                     std::to_string(array.shape[frame.depth + 1]) + ", got " + show(element(list, i)));
+                fail_usage(index_path(frame.path, i) + ": the indices must be rectangular: expected a list of " +
+                           std::to_string(array.shape[frame.depth + 1]) + ", got " + show(element(list, i)));
             }
             pending.push_back({&list.items[i], frame.depth + 1, index_path(frame.path, i)});
         }
@@ -222,8 +220,8 @@ void require_same_length(const std::vector<std::int64_t>& values, const std::str
                          const std::vector<std::int64_t>& reference, const std::string& reference_name,
                          const std::string& rule) {
     if (values.size() != reference.size())
-        fail(path + ": has " + std::to_string(values.size()) + " entries but " + reference_name + " has " +
-             std::to_string(reference.size()) + "; " + rule);
+        fail_usage(path + ": has " + std::to_string(values.size()) + " entries but " + reference_name + " has " +
+                   std::to_string(reference.size()) + "; " + rule);
 }
 
 StridedSliceSpec read_strided_slice(const Fields& fields) {
@@ -233,7 +231,7 @@ StridedSliceSpec read_strided_slice(const Fields& fields) {
     const Node* strides = fields.find("strides");
     std::string strides_name = "strides";
     if (const Node* stride = fields.find("stride")) {
-        if (strides) fail(fields.path("stride") + ": give strides or its alias stride, not both");
+        if (strides) fail_usage(fields.path("stride") + ": give strides or its alias stride, not both");
         strides = stride;
         strides_name = "stride";
     }
@@ -293,14 +291,14 @@ GatherSpec read_gather(const Fields& fields) {
     const Node& indices = *fields.find("indices");
     const std::string path = fields.path("indices");
     if (indices.kind == Node::Kind::String) {
-        if (indices.text.empty()) fail(path + ": expected the path of an integer .npy file, got \"\"");
+        if (indices.text.empty()) fail_usage(path + ": expected the path of an integer .npy file, got \"\"");
         spec.indices_path = indices.text;
     } else if (indices.kind == Node::Kind::Array || indices.kind == Node::Kind::Integer ||
                indices.kind == Node::Kind::TooBig) {
         spec.indices = read_int_array(indices, path);
     } else {
-        fail(path + ": expected an integer, a nested list of integers or the path of an integer .npy file, got " +
-             show(indices));
+        fail_usage(path + ": expected an integer, a nested list of integers or the path of an integer .npy file, got " +
+                   show(indices));
     }
     if (const Node* axis = fields.find("axis")) spec.axis = read_integer(*axis, fields.path("axis"));
     if (const Node* batch_dims = fields.find("batch_dims"))
@@ -312,7 +310,7 @@ IndexSpec read_index(const Fields& fields) {
     const Node& expr = *fields.find("expr");
     const std::string path = fields.path("expr");
     if (expr.kind != Node::Kind::String)
-        fail(path + ": expected an index expression as a string, such as \"[1:, ..., ::-1]\", got " + show(expr));
+        fail_usage(path + ": expected an index expression as a string, such as \"[1:, ..., ::-1]\", got " + show(expr));
     try {
         return IndexSpec{parse_index_expr(expr.text)};
     } catch (const ExprError& error) {
@@ -330,32 +328,33 @@ std::string lower(std::string text) {
 
 OpSpec read_op(const Node& node, const std::string& path) {
     if (node.kind != Node::Kind::Object)
-        fail(path + ": expected an op object such as {\"op\": \"slice\", \"starts\": [1], \"ends\": [3]}, got " +
-             show(node));
+        fail_usage(path + ": expected an op object such as {\"op\": \"slice\", \"starts\": [1], \"ends\": [3]}, got " +
+                   show(node));
     Fields fields(node, path);
     const Node* name = fields.find("op");
-    if (!name) fail(path + ": missing field \"op\", the op's name: " + std::string(kKnownOps));
+    if (!name) fail_usage(path + ": missing field \"op\", the op's name: " + std::string(kKnownOps));
     if (name->kind != Node::Kind::String)
-        fail(fields.path("op") + ": expected the op's name as a string, got " + show(*name));
+        fail_usage(fields.path("op") + ": expected the op's name as a string, got " + show(*name));
     const std::string wanted = lower(name->text);
     const OpInfo* info = nullptr;
     for (const auto& candidate : op_table())
         if (std::find(candidate.aliases.begin(), candidate.aliases.end(), wanted) != candidate.aliases.end())
             info = &candidate;
-    if (!info) fail(fields.path("op") + ": unknown op " + show(*name) + "; the ops are " + kKnownOps);
+    if (!info) fail_usage(fields.path("op") + ": unknown op " + show(*name) + "; the ops are " + kKnownOps);
 
     // Unknown and repeated fields first, in document order.
     std::vector<std::string> seen;
     for (const auto& [key, value] : node.members) {
         if (key != "op" && std::find(info->fields.begin(), info->fields.end(), key) == info->fields.end())
-            fail(fields.path(key) + ": unknown field for " + info->name + "; the fields are " + info->fields_text);
-        if (std::find(seen.begin(), seen.end(), key) != seen.end()) fail(fields.path(key) + ": given twice");
+            fail_usage(fields.path(key) + ": unknown field for " + info->name + "; the fields are " +
+                       info->fields_text);
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) fail_usage(fields.path(key) + ": given twice");
         seen.push_back(key);
     }
     for (const auto& required : info->required)
         if (!fields.find(required))
-            fail(path + ": missing field \"" + required + "\", which " + info->name + " requires; the fields are " +
-                 info->fields_text);
+            fail_usage(path + ": missing field \"" + required + "\", which " + info->name +
+                       " requires; the fields are " + info->fields_text);
 
     OpSpec op;
     op.path = path;
@@ -377,12 +376,14 @@ std::vector<OpSpec> read_ops(std::string_view json_text, std::string_view source
     } else if (root.kind == Node::Kind::Array) {
         // An empty list is no ops: the input unchanged, as a[()] in numpy.
         if (root.size() > kMaxOps)
-            fail(std::string(source) + ": " + std::to_string(root.size()) + " ops is too many (at most " +
-                 std::to_string(kMaxOps) + ")");
+            fail_usage(std::string(source) + ": " + std::to_string(root.size()) + " ops is too many (at most " +
+                       std::to_string(kMaxOps) + ")");
         for (std::size_t i = 0; i < root.size(); ++i) ops.push_back(read_op(element(root, i), index_path("ops", i)));
     } else {
-        fail(std::string(source) + ": expected an op object or a list of them, such as {\"op\": \"slice\", "
-                                   "\"starts\": [1], \"ends\": [3]}, got " + show(root));
+        fail_usage(std::string(source) +
+                   ": expected an op object or a list of them, such as {\"op\": \"slice\", "
+                   "\"starts\": [1], \"ends\": [3]}, got " +
+                   show(root));
     }
     return ops;
 }
@@ -415,7 +416,7 @@ std::vector<OpSpec> parse_op_argument(std::string_view argument) {
     if (argument.empty() || argument.front() != '@') return parse_ops_json(argument);
     const std::string file(argument.substr(1));
     const std::string source = "--op @" + file;
-    if (file.empty()) throw Error(ErrorKind::Usage, "--op @: give a file name after '@', e.g. --op @spec.json");
+    if (file.empty()) fail_usage("--op @: give a file name after '@', e.g. --op @spec.json");
     std::string text;
     errno = 0;
     std::FILE* stream = std::fopen(file.c_str(), "rb");
@@ -432,11 +433,10 @@ std::vector<OpSpec> parse_op_argument(std::string_view argument) {
         std::fclose(stream);
     }
     if (!stream || code != 0)
-        throw Error(ErrorKind::Input, source + ": cannot read '" + file + "': " +
-                                          (code ? std::strerror(code) : "read error"));
+        fail_input(source + ": cannot read '" + file + "': " + (code ? std::strerror(code) : "read error"));
     if (too_large)
-        throw Error(ErrorKind::Usage, source + ": the spec is larger than " + std::to_string(kMaxSpecFileBytes >> 20) +
-                                          " MiB, more than tslice reads (give large indices as an .npy file)");
+        fail_usage(source + ": the spec is larger than " + std::to_string(kMaxSpecFileBytes >> 20) +
+                   " MiB, more than tslice reads (give large indices as an .npy file)");
     return read_ops(text, source);
 }
 

@@ -46,8 +46,6 @@ std::int64_t checked_product(const Shape& shape) {
     return count;
 }
 
-[[noreturn]] void usage(const std::string& message) { throw Error(ErrorKind::Usage, message); }
-
 }  // namespace
 
 const char* kind_name(GatherAxisKind kind) {
@@ -83,12 +81,12 @@ GatherPlan plan_gather(const GatherSpec& spec, const std::vector<std::int64_t>& 
     const auto data_rank = static_cast<std::int64_t>(input_shape.size());
     // axis, against the data rank.
     if (data_rank == 0)
-        usage(path + ".axis: the data is 0-dimensional (shape ()); Gather needs an axis to gather along");
+        fail_usage(path + ".axis: the data is 0-dimensional (shape ()); Gather needs an axis to gather along");
     std::int64_t axis = spec.axis;
     if (axis < -data_rank || axis >= data_rank)
-        usage(path + ".axis: axis " + std::to_string(spec.axis) + " is out of range for data of rank " +
-              std::to_string(data_rank) + " (allowed " + std::to_string(-data_rank) + ".." +
-              std::to_string(data_rank - 1) + ")");
+        fail_usage(path + ".axis: axis " + std::to_string(spec.axis) + " is out of range for data of rank " +
+                   std::to_string(data_rank) + " (allowed " + std::to_string(-data_rank) + ".." +
+                   std::to_string(data_rank - 1) + ")");
     if (axis < 0) axis += data_rank;
 
     // The indices.
@@ -96,7 +94,8 @@ GatherPlan plan_gather(const GatherSpec& spec, const std::vector<std::int64_t>& 
     if (!spec.indices) {
         if (spec.indices_path)
             throw Error(ErrorKind::Internal, indices_field + ": the indices file was not read before planning");
-        usage(indices_field + ": missing; give a (nested) integer list, an integer or the path of an integer .npy file");
+        fail_usage(indices_field +
+                   ": missing; give a (nested) integer list, an integer or the path of an integer .npy file");
     }
     const IntArray& indices = *spec.indices;
     const auto indices_rank = static_cast<std::int64_t>(indices.shape.size());
@@ -104,34 +103,34 @@ GatherPlan plan_gather(const GatherSpec& spec, const std::vector<std::int64_t>& 
     // batch_dims, against the indices rank (OpenVINO's shape inference; S003-3).
     std::int64_t batch_dims = spec.batch_dims;
     if (batch_dims < -indices_rank || batch_dims > indices_rank)
-        usage(path + ".batch_dims: batch_dims " + std::to_string(spec.batch_dims) +
-              " is out of range for indices of rank " + std::to_string(indices_rank) + " (allowed " +
-              std::to_string(-indices_rank) + ".." + std::to_string(indices_rank) + ")");
+        fail_usage(path + ".batch_dims: batch_dims " + std::to_string(spec.batch_dims) +
+                   " is out of range for indices of rank " + std::to_string(indices_rank) + " (allowed " +
+                   std::to_string(-indices_rank) + ".." + std::to_string(indices_rank) + ")");
     if (batch_dims < 0) batch_dims += indices_rank;
     auto described = [](std::int64_t given, std::int64_t normalised) {
         return std::to_string(given) + (given == normalised ? "" : " (" + std::to_string(normalised) + " after normalisation)");
     };
     if (batch_dims > axis)
-        usage(path + ".batch_dims: batch_dims " + described(spec.batch_dims, batch_dims) + " is greater than axis " +
-              described(spec.axis, axis));
+        fail_usage(path + ".batch_dims: batch_dims " + described(spec.batch_dims, batch_dims) +
+                   " is greater than axis " + described(spec.axis, axis));
     for (std::int64_t k = 0; k < batch_dims; ++k) {
         if (input_shape[k] != indices.shape[k])
-            usage(indices_field + ": batch dimension " + std::to_string(k) + " of the indices has size " +
-                  std::to_string(indices.shape[k]) + " but the data's has size " + std::to_string(input_shape[k]) +
-                  " (batch_dims " + std::to_string(batch_dims) + " needs data.shape[:" + std::to_string(batch_dims) +
-                  "] == indices.shape[:" + std::to_string(batch_dims) + "]: " +
-                  format_shape(Shape(input_shape.begin(), input_shape.begin() + batch_dims)) + " and " +
-                  format_shape(Shape(indices.shape.begin(), indices.shape.begin() + batch_dims)) + ")");
+            fail_usage(indices_field + ": batch dimension " + std::to_string(k) + " of the indices has size " +
+                       std::to_string(indices.shape[k]) + " but the data's has size " + std::to_string(input_shape[k]) +
+                       " (batch_dims " + std::to_string(batch_dims) + " needs data.shape[:" +
+                       std::to_string(batch_dims) + "] == indices.shape[:" + std::to_string(batch_dims) +
+                       "]: " + format_shape(Shape(input_shape.begin(), input_shape.begin() + batch_dims)) + " and " +
+                       format_shape(Shape(indices.shape.begin(), indices.shape.begin() + batch_dims)) + ")");
     }
 
     // Sizes, before anything large is allocated.
     const std::int64_t table_entries = checked_product(indices.shape);
     if (table_entries < 0 || table_entries > kMaxGatherTable)
-        usage(indices_field + ": indices of shape " + format_shape(indices.shape) + " are more than a gather may use (" +
-              std::to_string(kMaxGatherTable) + " indices)");
+        fail_usage(indices_field + ": indices of shape " + format_shape(indices.shape) +
+                   " are more than a gather may use (" + std::to_string(kMaxGatherTable) + " indices)");
     if (!spec.indices_shape_only && static_cast<std::int64_t>(indices.values.size()) != table_entries)
-        usage(indices_field + ": " + std::to_string(indices.values.size()) + " values for indices of shape " +
-              format_shape(indices.shape));
+        fail_usage(indices_field + ": " + std::to_string(indices.values.size()) + " values for indices of shape " +
+                   format_shape(indices.shape));
 
     GatherPlan plan;
     plan.input_shape = input_shape;
@@ -155,14 +154,14 @@ GatherPlan plan_gather(const GatherSpec& spec, const std::vector<std::int64_t>& 
         plan.axes.push_back(GatherAxis{GatherAxisKind::Inner, k, -1, 0, length, 1, length});
     }
     if (plan.axes.size() > kMaxRank)
-        usage(indices_field + ": the result would have " + std::to_string(plan.axes.size()) +
-              " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
+        fail_usage(indices_field + ": the result would have " + std::to_string(plan.axes.size()) +
+                   " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
     const std::int64_t output_elements = checked_product(plan.output_shape());
     if (output_elements < 0 || output_elements > kMaxGatherOutput)
-        usage(indices_field + ": the result of shape " + format_shape(plan.output_shape()) + " has " +
-              (output_elements < 0 ? std::string("more elements than fit in 64 bits")
-                                   : std::to_string(output_elements) + " elements") +
-              ", more than a gather may produce (" + std::to_string(kMaxGatherOutput) + ")");
+        fail_usage(indices_field + ": the result of shape " + format_shape(plan.output_shape()) + " has " +
+                   (output_elements < 0 ? std::string("more elements than fit in 64 bits")
+                                        : std::to_string(output_elements) + " elements") +
+                   ", more than a gather may produce (" + std::to_string(kMaxGatherOutput) + ")");
 
     std::shared_ptr<std::vector<std::int64_t>> values;  // none for a dry run's plan
     if (!spec.indices_shape_only) {

@@ -20,8 +20,6 @@
 namespace tslice {
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Usage, message); }
-
 std::string entry(const std::string& path, const char* field, std::size_t i) {
     return path + "." + field + "[" + std::to_string(i) + "]";
 }
@@ -67,8 +65,8 @@ SlicePlan plan_slice(const SliceSpec& spec, const std::vector<std::int64_t>& inp
     const std::string rule = "starts, ends, axes and steps must have the same length";
     auto check_length = [&](std::size_t size, const char* name) {
         if (size != n)
-            fail(path + "." + name + ": has " + std::to_string(size) + " entries but starts has " + std::to_string(n) +
-                 "; " + rule);
+            fail_usage(path + "." + name + ": has " + std::to_string(size) + " entries but starts has " +
+                       std::to_string(n) + "; " + rule);
     };
     check_length(spec.ends.size(), "ends");
     if (spec.axes) check_length(spec.axes->size(), "axes");
@@ -86,25 +84,26 @@ SlicePlan plan_slice(const SliceSpec& spec, const std::vector<std::int64_t>& inp
         if (spec.axes) {
             axis = (*spec.axes)[i];
             if (axis < -rank || axis >= rank)
-                fail(entry(path, "axes", i) + ": axis " + std::to_string(axis) + " is out of range for a " +
-                     dimensional(input_shape.size()) + " input" +
-                     (rank ? " (allowed: " + std::to_string(-rank) + " to " + std::to_string(rank - 1) + ")" : ""));
+                fail_usage(
+                    entry(path, "axes", i) + ": axis " + std::to_string(axis) + " is out of range for a " +
+                    dimensional(input_shape.size()) + " input" +
+                    (rank ? " (allowed: " + std::to_string(-rank) + " to " + std::to_string(rank - 1) + ")" : ""));
             if (axis < 0) axis += rank;
         } else if (axis >= rank) {
-            fail(entry(path, "starts", i) + ": entry " + std::to_string(i) + " slices axis " + std::to_string(i) +
-                 ", but the input is " + dimensional(input_shape.size()) +
-                 " (without \"axes\", entry i slices axis i)");
+            fail_usage(entry(path, "starts", i) + ": entry " + std::to_string(i) + " slices axis " + std::to_string(i) +
+                       ", but the input is " + dimensional(input_shape.size()) +
+                       " (without \"axes\", entry i slices axis i)");
         }
         if (named_by[axis] != n) {
             const std::string also = "axes[" + std::to_string(named_by[axis]) + "]";
-            fail(entry(path, "axes", i) + ": axis " + std::to_string((*spec.axes)[i]) +
-                 ((*spec.axes)[i] != axis ? " (that is axis " + std::to_string(axis) + ")" : "") +
-                 " is repeated (also " + also + "); each axis may be sliced once");
+            fail_usage(entry(path, "axes", i) + ": axis " + std::to_string((*spec.axes)[i]) +
+                       ((*spec.axes)[i] != axis ? " (that is axis " + std::to_string(axis) + ")" : "") +
+                       " is repeated (also " + also + "); each axis may be sliced once");
         }
         named_by[axis] = i;
 
         const std::int64_t step = spec.steps ? (*spec.steps)[i] : 1;
-        if (step == 0) fail(entry(path, "steps", i) + ": step 0 is not allowed");
+        if (step == 0) fail_usage(entry(path, "steps", i) + ": step 0 is not allowed");
 
         // Negative starts and ends count from the end (adding dim to a negative number never
         // overflows), then clamp by the step's direction.
@@ -136,8 +135,9 @@ SlicePlan plan_slice1(const Slice1Spec& spec, const std::vector<std::int64_t>& i
     const std::size_t rank = input_shape.size();
     auto check_length = [&](std::size_t size, const char* name) {
         if (size != rank)
-            fail(path + "." + name + ": has " + std::to_string(size) + " entries but the input is " + dimensional(rank) +
-                 "; slice1 takes one entry per dimension in offsets, sizes, strides and output_sizes");
+            fail_usage(path + "." + name + ": has " + std::to_string(size) + " entries but the input is " +
+                       dimensional(rank) +
+                       "; slice1 takes one entry per dimension in offsets, sizes, strides and output_sizes");
     };
     check_length(spec.offsets.size(), "offsets");
     check_length(spec.sizes.size(), "sizes");
@@ -154,18 +154,19 @@ SlicePlan plan_slice1(const Slice1Spec& spec, const std::vector<std::int64_t>& i
         const std::string axis_text = "axis " + std::to_string(i) + " (size " + std::to_string(dim) + ")";
 
         // The window [offset, offset + size) must be non-empty and inside the axis.
-        if (offset < 0) fail(entry(path, "offsets", i) + ": offset " + std::to_string(offset) + " is negative");
+        if (offset < 0) fail_usage(entry(path, "offsets", i) + ": offset " + std::to_string(offset) + " is negative");
         if (size < 1)
-            fail(entry(path, "sizes", i) + ": size " + std::to_string(size) +
-                 " is not allowed: a window holds at least 1 element");
+            fail_usage(entry(path, "sizes", i) + ": size " + std::to_string(size) +
+                       " is not allowed: a window holds at least 1 element");
         if (offset >= dim)
-            fail(entry(path, "offsets", i) + ": offset " + std::to_string(offset) + " is outside " + axis_text +
-                 (dim > 0 ? "; offsets run from 0 to " + std::to_string(dim - 1) : "; no window fits an empty axis"));
+            fail_usage(
+                entry(path, "offsets", i) + ": offset " + std::to_string(offset) + " is outside " + axis_text +
+                (dim > 0 ? "; offsets run from 0 to " + std::to_string(dim - 1) : "; no window fits an empty axis"));
         if (size > dim - offset)  // offset + size > dim, without overflow
-            fail(entry(path, "sizes", i) + ": the window from offset " + std::to_string(offset) + " with size " +
-                 std::to_string(size) + " runs past the end of " + axis_text + "; offset + size must be at most " +
-                 std::to_string(dim));
-        if (stride == 0) fail(entry(path, "strides", i) + ": stride 0 is not allowed");
+            fail_usage(entry(path, "sizes", i) + ": the window from offset " + std::to_string(offset) + " with size " +
+                       std::to_string(size) + " runs past the end of " + axis_text +
+                       "; offset + size must be at most " + std::to_string(dim));
+        if (stride == 0) fail_usage(entry(path, "strides", i) + ": stride 0 is not allowed");
 
         // The most elements the window allows: 1 + (size - 1) / |stride| (the seed writes the
         // stride without |.|, errata S004-2).
@@ -174,9 +175,9 @@ SlicePlan plan_slice1(const Slice1Spec& spec, const std::vector<std::int64_t>& i
         if (spec.output_sizes) {
             length = (*spec.output_sizes)[i];
             if (length < 1 || length > most)
-                fail(entry(path, "output_sizes", i) + ": output size " + std::to_string(length) +
-                     " is out of range: the window (size " + std::to_string(size) + ", stride " +
-                     std::to_string(stride) + ") allows 1 to " + std::to_string(most));
+                fail_usage(entry(path, "output_sizes", i) + ": output size " + std::to_string(length) +
+                           " is out of range: the window (size " + std::to_string(size) + ", stride " +
+                           std::to_string(stride) + ") allows 1 to " + std::to_string(most));
         }
         // A negative stride starts at the window's last element (errata S004-1).
         const std::int64_t first = stride > 0 ? offset : offset + size - 1;

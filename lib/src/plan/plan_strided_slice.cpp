@@ -53,8 +53,6 @@ EntryKind entry_kind(const StridedSliceSpec& spec, std::size_t i) {
     return EntryKind::Slice;
 }
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Usage, message); }
-
 std::string entry(const std::string& path, const char* field, std::size_t i) {
     return path + "." + field + "[" + std::to_string(i) + "]";
 }
@@ -64,8 +62,8 @@ void check_lengths(const StridedSliceSpec& spec, const std::string& path) {
     const std::size_t n = spec.begin.size();
     auto check = [&](std::size_t size, const char* name) {
         if (size != n)
-            fail(path + "." + name + ": has " + std::to_string(size) + " entries but begin has " + std::to_string(n) +
-                 "; every list and mask of a strided_slice has one entry per begin entry");
+            fail_usage(path + "." + name + ": has " + std::to_string(size) + " entries but begin has " +
+                       std::to_string(n) + "; every list and mask of a strided_slice has one entry per begin entry");
     };
     check(spec.end.size(), "end");
     check(spec.strides.size(), "strides");
@@ -88,8 +86,8 @@ SlicePlan plan_strided_slice(const StridedSliceSpec& spec, const std::vector<std
     for (std::size_t i = 0; i < n; ++i) {
         if (!spec.ellipsis_mask[i]) continue;
         if (ellipsis != n)
-            fail(path + ".ellipsis_mask: entries " + std::to_string(ellipsis) + " and " + std::to_string(i) +
-                 " are both the ellipsis; at most one entry may be");
+            fail_usage(path + ".ellipsis_mask: entries " + std::to_string(ellipsis) + " and " + std::to_string(i) +
+                       " are both the ellipsis; at most one entry may be");
         ellipsis = i;
     }
 
@@ -130,14 +128,14 @@ SlicePlan plan_strided_slice(const StridedSliceSpec& spec, const std::vector<std
         const std::size_t i = error.column();
         switch (error.problem()) {
             case ExprProblem::TooManyIndices:
-                fail(entry(path, "begin", i) + ": " + error.what() +
-                     " (every entry that is not a new axis or the ellipsis takes an axis)");
+                fail_usage(entry(path, "begin", i) + ": " + error.what() +
+                           " (every entry that is not a new axis or the ellipsis takes an axis)");
             case ExprProblem::TooManyDimensions:
-                fail(path + ".new_axis_mask: the result would have " + std::to_string(error.detail()) +
-                     " dimensions; numpy arrays have at most " + std::to_string(kMaxRank) +
-                     " (number of dimensions must be within [0, " + std::to_string(kMaxRank) + "])");
-            case ExprProblem::ZeroStep: fail(entry(path, "strides", i) + ": stride 0 is not allowed");
-            case ExprProblem::OutOfBounds: fail(entry(path, "begin", i) + ": " + error.what());
+                fail_usage(path + ".new_axis_mask: the result would have " + std::to_string(error.detail()) +
+                           " dimensions; numpy arrays have at most " + std::to_string(kMaxRank) +
+                           " (number of dimensions must be within [0, " + std::to_string(kMaxRank) + "])");
+            case ExprProblem::ZeroStep: fail_usage(entry(path, "strides", i) + ": stride 0 is not allowed");
+            case ExprProblem::OutOfBounds: fail_usage(entry(path, "begin", i) + ": " + error.what());
             case ExprProblem::Syntax: break;
         }
         throw Error(ErrorKind::Internal, "internal: " + entry(path, "begin", i) + ": " + error.what());

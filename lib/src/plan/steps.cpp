@@ -68,12 +68,11 @@ Result materialise(const Result& result, const std::string& label) {
     const bool overflows =
         __builtin_mul_overflow(result.view.element_count(), static_cast<std::int64_t>(result.view.itemsize), &bytes);
     if (overflows || bytes > kMaxIntermediateBytes)
-        throw Error(ErrorKind::Usage,
-                    label + ": gathers from a gathered result of shape " + format_shape(result.view.shape) +
-                        ", which would have to be held in memory (" +
-                        (overflows ? std::string("more than 2^63 bytes") : std::to_string(bytes) + " bytes") +
-                        "); tslice holds at most " + std::to_string(kMaxIntermediateBytes) +
-                        " bytes there: gather less, or write the first result with -o and gather from that file");
+        fail_usage(label + ": gathers from a gathered result of shape " + format_shape(result.view.shape) +
+                   ", which would have to be held in memory (" +
+                   (overflows ? std::string("more than 2^63 bytes") : std::to_string(bytes) + " bytes") +
+                   "); tslice holds at most " + std::to_string(kMaxIntermediateBytes) +
+                   " bytes there: gather less, or write the first result with -o and gather from that file");
     Result dense;
     // At least one byte, so that the data pointer is never null: a gather from an empty
     // result can still have elements (OpenVINO's zeros), and its view's offsets are applied to

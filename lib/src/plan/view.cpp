@@ -152,7 +152,7 @@ View View::contiguous(const std::vector<std::int64_t>& shape, std::size_t itemsi
         // an array of a file; the check keeps a shape that was not from becoming undefined
         // behaviour. Past the last axis the product is not needed.
         if (k + 1 < n && __builtin_mul_overflow(stride, shape[axis] > 0 ? shape[axis] : 1, &stride))
-            throw Error(ErrorKind::Input, "shape " + format_shape(shape) + " is too large: its strides overflow 64 bits");
+            fail_input("shape " + format_shape(shape) + " is too large: its strides overflow 64 bits");
     }
     return view;
 }

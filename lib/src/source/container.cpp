@@ -136,10 +136,9 @@ std::vector<ArrayInFile> list_arrays(const std::byte* file, std::size_t size, bo
     array.bytes.offset = header.data_offset;
     array.bytes.size = array.data_bytes();
     if (complete && (header.data_offset > size || size - header.data_offset < array.bytes.size))
-        throw Error(ErrorKind::Input, "the file is too short for its header: shape " + format_shape(header.shape) +
-                                          " of " + header.dtype.descr + " needs " + std::to_string(array.bytes.size) +
-                                          " data bytes, the file has " +
-                                          std::to_string(size - std::min(size, header.data_offset)));
+        fail_input("the file is too short for its header: shape " + format_shape(header.shape) + " of " +
+                   header.dtype.descr + " needs " + std::to_string(array.bytes.size) + " data bytes, the file has " +
+                   std::to_string(size - std::min(size, header.data_offset)));
     return {array};
 }
 
@@ -147,21 +146,20 @@ const ArrayInFile& select_array(const std::vector<ArrayInFile>& arrays, const st
     const bool plain = arrays.size() == 1 && !arrays[0].name;
     if (plain) {
         if (key)
-            throw Error(ErrorKind::Usage, "--key " + quoted(*key) +
-                                              " names an array in a container, but this is a plain .npy file "
-                                              "holding one array; leave --key out");
+            fail_usage("--key " + quoted(*key) +
+                       " names an array in a container, but this is a plain .npy file "
+                       "holding one array; leave --key out");
         return arrays[0];
     }
-    if (arrays.empty()) throw Error(ErrorKind::Input, "the file holds no arrays");
+    if (arrays.empty()) fail_input("the file holds no arrays");
     if (!key) {
         if (arrays.size() == 1) return arrays[0];
-        throw Error(ErrorKind::Usage, "the file holds " + std::to_string(arrays.size()) +
-                                          " arrays; choose one with --key: " + names_list(arrays, std::nullopt));
+        fail_usage("the file holds " + std::to_string(arrays.size()) +
+                   " arrays; choose one with --key: " + names_list(arrays, std::nullopt));
     }
     const std::vector<const ArrayInFile*> chosen = select_arrays(arrays, {*key});
     if (chosen.size() > 1)
-        throw Error(ErrorKind::Usage, "--key " + quoted(*key) + " chooses " + std::to_string(chosen.size()) +
-                                          " arrays; this takes one");
+        fail_usage("--key " + quoted(*key) + " chooses " + std::to_string(chosen.size()) + " arrays; this takes one");
     return *chosen[0];
 }
 
@@ -268,7 +266,7 @@ std::vector<const ArrayInFile*> select_arrays(const std::vector<ArrayInFile>& ar
         if (arrays.size() == 1 && !arrays[0].name) {
             select_array(arrays, keys[0]);  // throws: a key on a plain .npy
         }
-        if (arrays.empty()) throw Error(ErrorKind::Input, "the file holds no arrays");
+        if (arrays.empty()) fail_input("the file holds no arrays");
         for (const std::string& key : keys) {
             // A name is itself first, even one with glob characters in it.
             if (const ArrayInFile* array = named(arrays, key)) {
@@ -282,16 +280,16 @@ std::vector<const ArrayInFile*> select_arrays(const std::vector<ArrayInFile>& ar
                         (!arrays[i].member.empty() && glob_matches(key, arrays[i].member)))
                         chosen[i] = any = true;
             if (!any)
-                throw Error(ErrorKind::Usage, "--key " + quoted(key) +
-                                                  (is_glob(key) ? ": the pattern matches no array" : ": no such array") +
-                                                  "; the file holds " + names_list(arrays, key));
+                fail_usage("--key " + quoted(key) +
+                           (is_glob(key) ? ": the pattern matches no array" : ": no such array") + "; the file holds " +
+                           names_list(arrays, key));
         }
     }
     std::vector<const ArrayInFile*> out;
     for (std::size_t i = 0; i < arrays.size(); ++i) {
         if (!chosen[i]) continue;
         const ArrayInFile& array = arrays[i];
-        if (refuse_unreadable && !array.error.empty()) throw Error(ErrorKind::Input, array.error);  // it names the array
+        if (refuse_unreadable && !array.error.empty()) fail_input(array.error);  // it names the array
         out.push_back(&array);
     }
     return out;

@@ -17,8 +17,6 @@
 namespace tslice {
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
-
 // checked a * b for sizes; nullopt on overflow of int64.
 std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
     std::int64_t result;
@@ -46,7 +44,7 @@ const char* kind_description(char kind) {
 }
 
 [[noreturn]] void invalid_dtype(const std::string& quoted, const std::string& why) {
-    fail("the dtype " + quoted + " is not valid: " + why);
+    fail_input("the dtype " + quoted + " is not valid: " + why);
 }
 
 bool valid_time_unit(std::string_view unit) {
@@ -104,9 +102,9 @@ DType simple_dtype(const std::string& type, bool in_field) {
         order = rest[0], rest.remove_prefix(1);
     if (rest.empty()) invalid_dtype(quoted, "it has no type code");
     if (rest[0] == 'O' && (rest.size() == 1 || (rest[1] >= '0' && rest[1] <= '9') || rest == "object"))
-        fail("object arrays (descr " + quoted +
-             ") are not supported: tslice copies fixed-size elements, and object arrays hold "
-             "pointers to Python objects");
+        fail_input("object arrays (descr " + quoted +
+                   ") are not supported: tslice copies fixed-size elements, and object arrays hold "
+                   "pointers to Python objects");
 
     // Datetimes carry a unit: '<M8[ns]', 'datetime64[D]'.
     std::string_view unit;
@@ -193,14 +191,14 @@ std::vector<std::int64_t> subshape_from_value(const PyValue& value) {
     } else if (value.kind == PyValue::Kind::Tuple) {
         for (const PyValue& item : value.items) {
             if (item.kind != PyValue::Kind::Int)
-                fail("its shape " + shown(value) + " is not a tuple of integers");
+                fail_input("its shape " + shown(value) + " is not a tuple of integers");
             shape.push_back(item.integer);
         }
     } else {
-        fail("its shape " + shown(value) + " is not a tuple of integers");
+        fail_input("its shape " + shown(value) + " is not a tuple of integers");
     }
     for (auto dim : shape)
-        if (dim < 0) fail("its shape " + shown(value) + " has a negative dimension");
+        if (dim < 0) fail_input("its shape " + shown(value) + " has a negative dimension");
     return shape;
 }
 
@@ -209,7 +207,7 @@ std::vector<std::int64_t> subshape_from_value(const PyValue& value) {
 DType field_type_from_value(const PyValue& value, std::vector<std::int64_t>& subshape, int depth) {
     if (value.kind == PyValue::Kind::Tuple) {
         if (value.items.size() != 2)
-            fail("its type " + shown(value) + " is neither a dtype nor a (dtype, shape) pair");
+            fail_input("its type " + shown(value) + " is neither a dtype nor a (dtype, shape) pair");
         std::vector<std::int64_t> inner = subshape_from_value(value.items[1]);
         DType base = field_type_from_value(value.items[0], subshape, depth + 1);
         subshape.insert(subshape.end(), inner.begin(), inner.end());
@@ -230,8 +228,7 @@ DType structured_dtype(const PyValue& list, int depth) {
         const PyValue& field = list.items[index];
         const std::string where = "field " + std::to_string(index) + " of the dtype";
         if (field.kind != PyValue::Kind::Tuple || field.items.size() < 2 || field.items.size() > 3)
-            fail(where + ", " + shown(field) +
-                 ", is not a (name, type) or (name, type, shape) tuple");
+            fail_input(where + ", " + shown(field) + ", is not a (name, type) or (name, type, shape) tuple");
         const PyValue& name_value = field.items[0];
         std::string name, name_repr;
         std::optional<std::string> title;
@@ -245,8 +242,8 @@ DType structured_dtype(const PyValue& list, int depth) {
             name = name_value.items[1].text;
             name_repr = "(" + str_repr_utf8(*title) + ", " + str_repr_utf8(name) + ")";
         } else {
-            fail(where + " has the name " + shown(name_value) +
-                 ", which is neither a string nor a (title, name) pair of strings");
+            fail_input(where + " has the name " + shown(name_value) +
+                       ", which is neither a string nor a (title, name) pair of strings");
         }
         const std::string named = "field " + str_repr_utf8(name) + " of the dtype";
         std::vector<std::int64_t> subshape;
@@ -259,15 +256,15 @@ DType structured_dtype(const PyValue& list, int depth) {
                 subshape.insert(subshape.begin(), outer.begin(), outer.end());
             }
         } catch (const Error& e) {
-            fail(named + ": " + e.what());
+            fail_input(named + ": " + e.what());
         }
         if (subshape.size() > kMaxRank)
-            fail(named + " has a sub-array of " + std::to_string(subshape.size()) +
-                 " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
+            fail_input(named + " has a sub-array of " + std::to_string(subshape.size()) +
+                       " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
         // numpy reads a shape on a zero-byte type as a size (('S0', 3) is 'S3') or refuses it;
         // its writer never produces one, so there is nothing to be compatible with.
         if (type->itemsize == 0 && (field.items.size() == 3 || field.items[1].kind == PyValue::Kind::Tuple))
-            fail(named + " gives a shape to a zero-byte type, which numpy does not read as a sub-array");
+            fail_input(named + " gives a shape to a zero-byte type, which numpy does not read as a sub-array");
         // Names and titles share one namespace in numpy. Padding (a void field named '', as
         // numpy's writer emits for gaps) has no name and may repeat.
         const bool padding = name.empty() && !title && type->kind == 'V' && !type->structured;
@@ -275,13 +272,13 @@ DType structured_dtype(const PyValue& list, int depth) {
             for (const std::string* key : {&name, title ? &*title : nullptr}) {
                 if (!key) continue;
                 if (!names.insert(*key).second)
-                    fail("the dtype uses " + str_repr_utf8(*key) + " twice as a field name or title");
+                    fail_input("the dtype uses " + str_repr_utf8(*key) + " twice as a field name or title");
             }
         }
         std::int64_t size = static_cast<std::int64_t>(type->itemsize);
         for (auto dim : subshape) {
             const auto product = checked_mul(size, dim);
-            if (!product) fail(named + " is too large: its size overflows 64 bits");
+            if (!product) fail_input(named + " is too large: its size overflows 64 bits");
             size = *product;
         }
         DType::Field entry;
@@ -291,7 +288,7 @@ DType structured_dtype(const PyValue& list, int depth) {
         entry.subshape = subshape;
         dtype.fields.push_back(std::move(entry));
         const auto end = checked_add(offset, size);
-        if (!end) fail("the dtype is too large: its itemsize overflows 64 bits");
+        if (!end) fail_input("the dtype is too large: its itemsize overflows 64 bits");
         offset = *end;
 
         if (index) descr += ", ";
@@ -306,17 +303,18 @@ DType structured_dtype(const PyValue& list, int depth) {
 }
 
 DType dtype_from_value(const PyValue& value, int depth) {
-    if (depth >= kMaxLiteralDepth) fail("the dtype is nested more than " + std::to_string(kMaxLiteralDepth) + " levels deep");
+    if (depth >= kMaxLiteralDepth)
+        fail_input("the dtype is nested more than " + std::to_string(kMaxLiteralDepth) + " levels deep");
     switch (value.kind) {
         case PyValue::Kind::Str: return simple_dtype(value.text, depth > 0);
         case PyValue::Kind::List: return structured_dtype(value, depth);
         case PyValue::Kind::Tuple:
-            fail("the descr " + shown(value) +
-                 " is a sub-array dtype, which tslice does not read as a whole array's dtype "
-                 "(numpy stores such arrays with the sub-array's axes in the shape)");
+            fail_input("the descr " + shown(value) +
+                       " is a sub-array dtype, which tslice does not read as a whole array's dtype "
+                       "(numpy stores such arrays with the sub-array's axes in the shape)");
         default:
-            fail("the descr " + shown(value) + " is " + kind_name(value.kind) +
-                 ", not a dtype string or a list of fields");
+            fail_input("the descr " + shown(value) + " is " + kind_name(value.kind) +
+                       ", not a dtype string or a list of fields");
     }
 }
 
@@ -325,8 +323,7 @@ DType dtype_from_value(const PyValue& value, int depth) {
 DType checked_dtype(const PyValue& value) {
     DType dtype = dtype_from_value(value, 0);
     if (dtype.itemsize == 0)
-        fail("the dtype " + dtype.descr +
-             " has zero-byte elements; tslice needs an itemsize of at least 1");
+        fail_input("the dtype " + dtype.descr + " has zero-byte elements; tslice needs an itemsize of at least 1");
     return dtype;
 }
 
@@ -341,21 +338,19 @@ std::int64_t checked_element_count(const std::vector<std::int64_t>& shape, std::
     std::int64_t nonzero = 1;
     bool empty = false;
     for (auto dim : shape) {
-        if (dim < 0) fail(what + " " + format_shape(shape) + " has a negative dimension");
+        if (dim < 0) fail_input(what + " " + format_shape(shape) + " has a negative dimension");
         if (dim == 0) {
             empty = true;
             continue;
         }
         const auto product = checked_mul(nonzero, dim);
-        if (!product)
-            fail("shape " + format_shape(shape) +
-                 " is too large: its element count overflows 64 bits");
+        if (!product) fail_input("shape " + format_shape(shape) + " is too large: its element count overflows 64 bits");
         nonzero = *product;
     }
     if (!checked_mul(nonzero, static_cast<std::int64_t>(itemsize)) ||
         itemsize > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()))
-        fail("shape " + format_shape(shape) + " is too large: its byte size overflows 64 bits (" +
-             std::to_string(itemsize) + " bytes per element)");
+        fail_input("shape " + format_shape(shape) + " is too large: its byte size overflows 64 bits (" +
+                   std::to_string(itemsize) + " bytes per element)");
     return empty ? 0 : nonzero;
 }
 

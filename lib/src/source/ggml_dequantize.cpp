@@ -14,6 +14,7 @@
 // in float (two roundings: the build targets no FMA, so the compiler cannot fuse them).
 #include <cstring>
 
+#include "base/bytes.hpp"
 #include "tslice/error.hpp"
 #include "tslice/gguf.hpp"
 
@@ -37,7 +38,7 @@ constexpr GgmlType kTypes[] = {
 
 // IEEE half to float, exactly (every half is a float).
 float half_to_float(const std::byte* p) {
-    const std::uint32_t h = std::to_integer<std::uint32_t>(p[0]) | std::to_integer<std::uint32_t>(p[1]) << 8;
+    const std::uint32_t h = load_le<std::uint16_t>(p);
     const std::uint32_t sign = (h & 0x8000u) << 16;
     std::uint32_t exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF, bits;
     if (exponent == 0x1F) {
@@ -58,11 +59,7 @@ float half_to_float(const std::byte* p) {
 
 std::uint8_t byte(const std::byte* p, std::size_t i) { return std::to_integer<std::uint8_t>(p[i]); }
 
-std::uint32_t u32(const std::byte* p) {
-    std::uint32_t value;
-    std::memcpy(&value, p, 4);  // little-endian hosts only, as ggml itself
-    return value;
-}
+std::uint32_t u32(const std::byte* p) { return load_le<std::uint32_t>(p); }
 
 void q8_0(const std::byte* b, float* y) {
     const float d = half_to_float(b);
@@ -145,8 +142,8 @@ std::string ggml_dequantizable_names() { return "Q8_0, Q4_0, Q4_1, Q5_0, Q5_1"; 
 void ggml_dequantize(const GgmlType& type, const std::byte* blocks, std::size_t block_count, float* out) {
     const BlockDecoder decode = decoder(type.id);
     if (!decode)
-        throw Error(ErrorKind::Usage, std::string("tslice cannot dequantize ggml type ") + type.name + " (it decodes " +
-                                          ggml_dequantizable_names() + ")");
+        fail_usage(std::string("tslice cannot dequantize ggml type ") + type.name + " (it decodes " +
+                   ggml_dequantizable_names() + ")");
     for (std::size_t i = 0; i < block_count; ++i) decode(blocks + i * type.block_bytes, out + i * type.block_elements);
 }
 

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <set>
 
+#include "base/bytes.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
 #include "tslice/gguf.hpp"
@@ -26,8 +27,6 @@
 namespace tslice {
 
 namespace {
-
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
 
 constexpr std::uint64_t kDefaultAlignment = 32;
 // Arrays inside arrays: the format allows them, ggml writes none; a bound keeps the reader's
@@ -48,8 +47,7 @@ public:
     std::size_t at() const { return at_; }
     std::uint64_t u(int bytes, const char* what) {
         if (static_cast<std::size_t>(bytes) > size_ - at_) cut(what);
-        std::uint64_t value = 0;
-        for (int k = bytes - 1; k >= 0; --k) value = (value << 8) | std::to_integer<std::uint64_t>(p_[at_ + k]);
+        const std::uint64_t value = load_le(p_ + at_, static_cast<std::size_t>(bytes));
         at_ += static_cast<std::size_t>(bytes);
         return value;
     }
@@ -101,7 +99,8 @@ public:
                 const auto element = static_cast<std::uint32_t>(u(4, "an array's type"));
                 const std::uint64_t count = u(8, "an array's length");
                 if (depth >= kMaxArrayDepth)
-                    fail("GGUF metadata '" + excerpt(key) + "' nests arrays deeper than " + std::to_string(kMaxArrayDepth));
+                    fail_input("GGUF metadata '" + excerpt(key) + "' nests arrays deeper than " +
+                               std::to_string(kMaxArrayDepth));
                 // Each element takes a byte at least: a count beyond the bytes left is a lie.
                 if (count > size_ - at_) cut("an array");
                 if (out) *out = nlohmann::ordered_json::array();
@@ -111,7 +110,9 @@ public:
                     at_ += static_cast<std::size_t>(count * fixed);
                     return;
                 }
-                if (element > 12) fail("GGUF metadata '" + excerpt(key) + "': an array of unknown type " + std::to_string(element));
+                if (element > 12)
+                    fail_input("GGUF metadata '" + excerpt(key) + "': an array of unknown type " +
+                               std::to_string(element));
                 for (std::uint64_t i = 0; i < count; ++i) {
                     if (out) {
                         out->push_back(nullptr);
@@ -123,15 +124,15 @@ public:
                 return;
             }
             default:
-                fail("GGUF metadata '" + excerpt(key) + "' has the unknown value type " + std::to_string(type) +
-                     " (the format defines 0-12)");
+                fail_input("GGUF metadata '" + excerpt(key) + "' has the unknown value type " + std::to_string(type) +
+                           " (the format defines 0-12)");
         }
     }
 
 private:
     [[noreturn]] void cut(const char* what) const {
-        fail(std::string("the GGUF file ends inside ") + what + " (at byte " + std::to_string(at_) + " of " +
-             std::to_string(size_) + "; truncated or not GGUF)");
+        fail_input(std::string("the GGUF file ends inside ") + what + " (at byte " + std::to_string(at_) + " of " +
+                   std::to_string(size_) + "; truncated or not GGUF)");
     }
     static std::size_t fixed_size(std::uint32_t type) {
         switch (type) {
@@ -181,17 +182,19 @@ ElementType plain_type(const GgmlType& type) {
 
 Parsed parse(const std::byte* file, std::size_t size, bool with_metadata) {
     Reader reader(file, size);
-    if (size < 4 || std::memcmp(file, "GGUF", 4) != 0) fail("not a GGUF file: it does not start with \"GGUF\"");
+    if (size < 4 || std::memcmp(file, "GGUF", 4) != 0) fail_input("not a GGUF file: it does not start with \"GGUF\"");
     reader.u(4, "the magic");
     const std::uint64_t version = reader.u(4, "the version");
     if (version == 1)
-        fail("the file is GGUF version 1, which tslice does not read (it reads versions 2 and 3; llama.cpp's "
-             "convert scripts write version 3)");
+        fail_input(
+            "the file is GGUF version 1, which tslice does not read (it reads versions 2 and 3; llama.cpp's "
+            "convert scripts write version 3)");
     if (version != 2 && version != 3) {
         if ((version & 0xFFFF) == 0)
-            fail("the GGUF file is big-endian (its version reads " + std::to_string(__builtin_bswap32(
-                     static_cast<std::uint32_t>(version))) + " byte-swapped); tslice reads little-endian GGUF only");
-        fail("the GGUF file has version " + std::to_string(version) + "; tslice reads versions 2 and 3");
+            fail_input("the GGUF file is big-endian (its version reads " +
+                       std::to_string(__builtin_bswap32(static_cast<std::uint32_t>(version))) +
+                       " byte-swapped); tslice reads little-endian GGUF only");
+        fail_input("the GGUF file has version " + std::to_string(version) + "; tslice reads versions 2 and 3");
     }
     const std::uint64_t tensor_count = reader.u(8, "the tensor count");
     const std::uint64_t kv_count = reader.u(8, "the metadata count");
@@ -199,7 +202,9 @@ Parsed parse(const std::byte* file, std::size_t size, bool with_metadata) {
     if (with_metadata) parsed.metadata = nlohmann::ordered_json::object();
     std::uint64_t alignment = kDefaultAlignment;
     // A key-value takes 12 bytes at least; a count beyond that is a lie, found before looping.
-    if (kv_count > size / 12) fail("the GGUF header claims " + std::to_string(kv_count) + " metadata entries; the file is too small for them");
+    if (kv_count > size / 12)
+        fail_input("the GGUF header claims " + std::to_string(kv_count) +
+                   " metadata entries; the file is too small for them");
     for (std::uint64_t i = 0; i < kv_count; ++i) {
         const std::string key = reader.string("a metadata key");
         const auto type = static_cast<std::uint32_t>(reader.u(4, "a metadata type"));
@@ -208,8 +213,8 @@ Parsed parse(const std::byte* file, std::size_t size, bool with_metadata) {
             reader.value(type, &value, key);
             if (!value.is_number_unsigned() || value.get<std::uint64_t>() == 0 ||
                 (value.get<std::uint64_t>() & (value.get<std::uint64_t>() - 1)) != 0 || value.get<std::uint64_t>() > (1u << 30))
-                fail("the GGUF metadata's general.alignment is " + excerpt(json_text(value)) +
-                     "; it must be a power of two (default 32)");
+                fail_input("the GGUF metadata's general.alignment is " + excerpt(json_text(value)) +
+                           "; it must be a power of two (default 32)");
             alignment = value.get<std::uint64_t>();
             if (with_metadata) parsed.metadata[key] = value;
             continue;
@@ -224,7 +229,9 @@ Parsed parse(const std::byte* file, std::size_t size, bool with_metadata) {
     }
 
     // A tensor's info takes 24 bytes at least.
-    if (tensor_count > size / 24) fail("the GGUF header claims " + std::to_string(tensor_count) + " tensors; the file is too small for them");
+    if (tensor_count > size / 24)
+        fail_input("the GGUF header claims " + std::to_string(tensor_count) +
+                   " tensors; the file is too small for them");
     struct Info {
         std::string name;
         std::vector<std::int64_t> shape;
@@ -238,21 +245,23 @@ Parsed parse(const std::byte* file, std::size_t size, bool with_metadata) {
         info.name = reader.string("a tensor's name");
         const std::uint64_t dims = reader.u(4, "a tensor's dimension count");
         if (dims > kMaxRank)
-            fail("GGUF tensor '" + excerpt(info.name) + "' has " + std::to_string(dims) + " dimensions; numpy arrays have at most " +
-                 std::to_string(kMaxRank));
+            fail_input("GGUF tensor '" + excerpt(info.name) + "' has " + std::to_string(dims) +
+                       " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
         info.shape.resize(static_cast<std::size_t>(dims));
         for (std::uint64_t k = 0; k < dims; ++k) {
             const std::uint64_t ne = reader.u(8, "a tensor's shape");
-            if (ne > static_cast<std::uint64_t>(INT64_MAX)) fail("GGUF tensor '" + excerpt(info.name) + "' has a dimension of " + std::to_string(ne));
+            if (ne > static_cast<std::uint64_t>(INT64_MAX))
+                fail_input("GGUF tensor '" + excerpt(info.name) + "' has a dimension of " + std::to_string(ne));
             info.shape[static_cast<std::size_t>(dims - 1 - k)] = static_cast<std::int64_t>(ne);
         }
         info.type = static_cast<std::uint32_t>(reader.u(4, "a tensor's type"));
         info.offset = reader.u(8, "a tensor's offset");
-        if (!names.insert(info.name).second) fail("the GGUF file holds two tensors named '" + excerpt(info.name) + "'");
+        if (!names.insert(info.name).second)
+            fail_input("the GGUF file holds two tensors named '" + excerpt(info.name) + "'");
         infos.push_back(std::move(info));
     }
     const std::uint64_t data_start = (reader.at() + alignment - 1) / alignment * alignment;
-    if (!infos.empty() && data_start > size) fail("the GGUF file ends before its tensor data (truncated)");
+    if (!infos.empty() && data_start > size) fail_input("the GGUF file ends before its tensor data (truncated)");
 
     for (Info& info : infos) {
         const std::string where = "GGUF tensor '" + excerpt(info.name) + "'";
@@ -261,8 +270,8 @@ Parsed parse(const std::byte* file, std::size_t size, bool with_metadata) {
         array.shape = std::move(info.shape);
         const std::optional<GgmlType> type = ggml_type(info.type);
         if (info.offset % alignment != 0)
-            fail(where + ": its offset " + std::to_string(info.offset) + " is not a multiple of the alignment " +
-                 std::to_string(alignment));
+            fail_input(where + ": its offset " + std::to_string(info.offset) + " is not a multiple of the alignment " +
+                       std::to_string(alignment));
         if (!type) {
             // Listed, never read: its size cannot be known.
             array.quantized = "GGML_TYPE_" + std::to_string(info.type);
@@ -273,16 +282,16 @@ Parsed parse(const std::byte* file, std::size_t size, bool with_metadata) {
         }
         const std::int64_t row = array.shape.empty() ? 1 : array.shape.back();
         if (row % type->block_elements != 0)
-            fail(where + " is " + type->name + " with rows of " + std::to_string(row) + " elements, not a multiple of its " +
-                 std::to_string(type->block_elements) + "-element blocks");
+            fail_input(where + " is " + type->name + " with rows of " + std::to_string(row) +
+                       " elements, not a multiple of its " + std::to_string(type->block_elements) + "-element blocks");
         std::uint64_t bytes = static_cast<std::uint64_t>(row / type->block_elements) * type->block_bytes;
         bool overflow = false;
         for (std::size_t k = 0; k + 1 < array.shape.size(); ++k)
             overflow |= __builtin_mul_overflow(bytes, static_cast<std::uint64_t>(array.shape[k]), &bytes);
         if (overflow || info.offset > size - std::min<std::uint64_t>(size, data_start) ||
             bytes > size - data_start - info.offset)
-            fail(where + ": shape " + format_shape(array.shape) + " of " + type->name + " at data offset " +
-                 std::to_string(info.offset) + " reaches past the end of the file (truncated or corrupt)");
+            fail_input(where + ": shape " + format_shape(array.shape) + " of " + type->name + " at data offset " +
+                       std::to_string(info.offset) + " reaches past the end of the file (truncated or corrupt)");
         if (type->quantized) {
             array.quantized = type->name;
             array.type = ElementType{parse_dtype_descr("'|V1'"), type->name};

@@ -48,9 +48,7 @@ std::string library_message() {
     return text;
 }
 
-[[noreturn]] void fail(const std::string& what) {
-    throw Error(ErrorKind::Input, what + " (HDF5: " + library_message() + ")");
-}
+[[noreturn]] void fail(const std::string& what) { fail_input(what + " (HDF5: " + library_message() + ")"); }
 
 class Handle {
 public:
@@ -217,7 +215,7 @@ public:
     std::vector<ArrayInFile> list() const override { return arrays_; }
 
     void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned, const Written& written) const override {
-        if (!array.error.empty()) throw Error(ErrorKind::Input, array.error);
+        if (!array.error.empty()) fail_input(array.error);
         const std::string where = "the dataset '" + *array.name + "'";
         if (box.element_count() == 0) return;
         const Handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
@@ -301,7 +299,7 @@ private:
                 return 0;
             },
             &state);
-        if (!state.error.empty()) throw Error(ErrorKind::Input, state.error);
+        if (!state.error.empty()) fail_input(state.error);
         if (status < 0) fail("cannot list the datasets");
     }
 
@@ -326,7 +324,7 @@ private:
             try {
                 array.type.dtype = parse_dtype_descr(info.descr);
             } catch (const Error& error) {
-                throw Error(ErrorKind::Input, "the dataset '" + name + "'" + ": its type " + info.descr + ": " + error.what());
+                fail_input("the dataset '" + name + "'" + ": its type " + info.descr + ": " + error.what());
             }
         } else {
             array.type.dtype = parse_dtype_descr(quoted("|V" + std::to_string(std::max<std::size_t>(1, H5Tget_size(type.get())))));

@@ -11,8 +11,6 @@
 namespace tslice {
 namespace {
 
-[[noreturn]] void usage(const std::string& message) { throw Error(ErrorKind::Usage, message); }
-
 // The file's errors name it; `field` says which op asked for it.
 template <typename Read>
 auto read_naming(const std::string& file, const std::string& field, Read read) {
@@ -29,13 +27,13 @@ void check_indices_header(const NpyHeader& header, const std::string& file, cons
     const bool integer = !dtype.structured && (dtype.kind == 'i' || dtype.kind == 'u') &&
                          (dtype.itemsize == 1 || dtype.itemsize == 2 || dtype.itemsize == 4 || dtype.itemsize == 8);
     if (!integer)
-        usage(field + ": the indices file " + name + " has dtype " +
-              (dtype.structured ? dtype.descr : "'" + dtype.type_string + "'") +
-              "; gather indices must be integers (int8 to int64 or uint8 to uint64)");
+        fail_usage(field + ": the indices file " + name + " has dtype " +
+                   (dtype.structured ? dtype.descr : "'" + dtype.type_string + "'") +
+                   "; gather indices must be integers (int8 to int64 or uint8 to uint64)");
     const std::int64_t count = header.element_count();
     if (count > kMaxGatherTable)
-        usage(field + ": the indices file " + name + " holds " + std::to_string(count) +
-              " indices, more than a gather may use (" + std::to_string(kMaxGatherTable) + ")");
+        fail_usage(field + ": the indices file " + name + " holds " + std::to_string(count) +
+                   " indices, more than a gather may use (" + std::to_string(kMaxGatherTable) + ")");
 }
 
 IntArray read_indices_file(const std::string& file, const std::string& field, bool shape_only) {

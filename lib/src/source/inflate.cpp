@@ -16,8 +16,6 @@ namespace tslice {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
-
 // zlib counts in 32-bit unsigned ints.
 constexpr std::uint64_t kMaxStep = std::uint64_t{1} << 30;
 
@@ -34,7 +32,7 @@ InflateStream::InflateStream(const std::byte* compressed, std::uint64_t compress
     // Negative window bits: a raw deflate stream, as zip stores it.
     const int status = inflateInit2(&zlib_->stream, -MAX_WBITS);
     if (status == Z_MEM_ERROR) throw std::bad_alloc();
-    if (status != Z_OK) fail("cannot start inflating " + what_ + ": zlib error " + std::to_string(status));
+    if (status != Z_OK) fail_input("cannot start inflating " + what_ + ": zlib error " + std::to_string(status));
 }
 
 InflateStream::~InflateStream() { inflateEnd(&zlib_->stream); }
@@ -60,18 +58,18 @@ std::size_t InflateStream::read(std::byte* out, std::size_t size) {
         produced_ += got;
         if (status == Z_STREAM_END) {
             if (produced_ < inflated_size_)
-                fail(what_ + " inflates to " + std::to_string(produced_) + " bytes, but the zip directory says " +
-                     std::to_string(inflated_size_) + " (corrupt archive)");
+                fail_input(what_ + " inflates to " + std::to_string(produced_) + " bytes, but the zip directory says " +
+                           std::to_string(inflated_size_) + " (corrupt archive)");
             break;
         }
         if (status == Z_MEM_ERROR) throw std::bad_alloc();
         if (status == Z_DATA_ERROR || status == Z_NEED_DICT)
-            fail("the deflate stream of " + what_ + " is corrupt (" + (z.msg ? z.msg : "invalid data") + ")");
+            fail_input("the deflate stream of " + what_ + " is corrupt (" + (z.msg ? z.msg : "invalid data") + ")");
         if (status == Z_BUF_ERROR && remaining_in_ == 0)
-            fail("the deflate stream of " + what_ + " is cut short after " + std::to_string(produced_) + " of " +
-                 std::to_string(inflated_size_) + " bytes (the archive is truncated or corrupt)");
+            fail_input("the deflate stream of " + what_ + " is cut short after " + std::to_string(produced_) + " of " +
+                       std::to_string(inflated_size_) + " bytes (the archive is truncated or corrupt)");
         if (status != Z_OK && status != Z_BUF_ERROR)
-            fail("cannot inflate " + what_ + ": zlib error " + std::to_string(status));
+            fail_input("cannot inflate " + what_ + ": zlib error " + std::to_string(status));
     }
     if (produced_ == inflated_size_) finish();
     return filled;
@@ -92,25 +90,26 @@ void InflateStream::finish() {
         next_in_ += step_in - z.avail_in;
         remaining_in_ -= step_in - z.avail_in;
         if (z.avail_out != sizeof extra)
-            fail(what_ + " inflates to more than the " + std::to_string(inflated_size_) +
-                 " bytes the zip directory says (corrupt archive)");
+            fail_input(what_ + " inflates to more than the " + std::to_string(inflated_size_) +
+                       " bytes the zip directory says (corrupt archive)");
         if (status == Z_STREAM_END) break;
         if (status == Z_MEM_ERROR) throw std::bad_alloc();
         if (status == Z_DATA_ERROR || status == Z_NEED_DICT)
-            fail("the deflate stream of " + what_ + " is corrupt (" + (z.msg ? z.msg : "invalid data") + ")");
+            fail_input("the deflate stream of " + what_ + " is corrupt (" + (z.msg ? z.msg : "invalid data") + ")");
         if (remaining_in_ == 0 || status != Z_OK)
-            fail("the deflate stream of " + what_ + " is cut short at its end (the archive is truncated or corrupt)");
+            fail_input("the deflate stream of " + what_ +
+                       " is cut short at its end (the archive is truncated or corrupt)");
     }
     if (crc_ != expected_crc_) {
         char text[80];
         std::snprintf(text, sizeof text, "CRC-32 %08x, but the zip directory says %08x", crc_, expected_crc_);
-        fail(what_ + " is corrupt: its bytes have " + text);
+        fail_input(what_ + " is corrupt: its bytes have " + text);
     }
 }
 
 std::vector<std::byte> inflate_whole(const std::byte* compressed, std::uint64_t compressed_size,
                                      std::uint64_t inflated_size, std::uint32_t crc32, const std::string& what) {
-    if (inflated_size > kWholeInflateBytes) fail("internal: " + what + " is too large to inflate whole");
+    if (inflated_size > kWholeInflateBytes) fail_input("internal: " + what + " is too large to inflate whole");
     struct Decompressor {
         libdeflate_decompressor* state = libdeflate_alloc_decompressor();
         ~Decompressor() { libdeflate_free_decompressor(state); }
@@ -123,20 +122,21 @@ std::vector<std::byte> inflate_whole(const std::byte* compressed, std::uint64_t 
     const libdeflate_result result = libdeflate_deflate_decompress(
         decompressor.state, compressed, static_cast<std::size_t>(compressed_size), out.data(), out.size(), &got);
     if (result == LIBDEFLATE_BAD_DATA)
-        fail("the deflate stream of " + what + " is corrupt or cut short (the archive is truncated or corrupt)");
+        fail_input("the deflate stream of " + what + " is corrupt or cut short (the archive is truncated or corrupt)");
     if (result == LIBDEFLATE_INSUFFICIENT_SPACE || got > inflated_size)
-        fail(what + " inflates to more than the " + std::to_string(inflated_size) +
-             " bytes the zip directory says (corrupt archive)");
-    if (result != LIBDEFLATE_SUCCESS) fail("cannot inflate " + what + ": libdeflate error " + std::to_string(result));
+        fail_input(what + " inflates to more than the " + std::to_string(inflated_size) +
+                   " bytes the zip directory says (corrupt archive)");
+    if (result != LIBDEFLATE_SUCCESS)
+        fail_input("cannot inflate " + what + ": libdeflate error " + std::to_string(result));
     if (got < inflated_size)
-        fail(what + " inflates to " + std::to_string(got) + " bytes, but the zip directory says " +
-             std::to_string(inflated_size) + " (corrupt archive)");
+        fail_input(what + " inflates to " + std::to_string(got) + " bytes, but the zip directory says " +
+                   std::to_string(inflated_size) + " (corrupt archive)");
     out.resize(got);
     const std::uint32_t crc = crc32_update(0, out.data(), out.size());
     if (crc != crc32) {
         char text[80];
         std::snprintf(text, sizeof text, "CRC-32 %08x, but the zip directory says %08x", crc, crc32);
-        fail(what + " is corrupt: its bytes have " + text);
+        fail_input(what + " is corrupt: its bytes have " + text);
     }
     return out;
 }

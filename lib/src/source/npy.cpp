@@ -20,7 +20,6 @@
 #include <exception>
 #include <mutex>
 #include <system_error>
-#include <thread>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -34,9 +33,6 @@ namespace tslice {
 namespace {
 
 // Every error here is about one file, and names it (`file`, as Error::file says).
-[[noreturn]] void fail(const std::string& message, const std::string& file) {
-    throw Error(ErrorKind::Input, message, file);
-}
 
 }  // namespace
 
@@ -67,7 +63,7 @@ std::size_t read_some(int fd, std::string& out, std::size_t count, const std::st
         if (got < 0) {
             out.resize(old);
             if (errno == EINTR) continue;
-            fail("cannot read " + name + ": " + errno_text(errno), name);
+            fail_input("cannot read " + name + ": " + errno_text(errno), name);
         }
         out.resize(old + static_cast<std::size_t>(got));
         if (got == 0) break;
@@ -101,9 +97,10 @@ std::string read_npy_stream(int fd, const std::string& name) {
 void check_data_fits(const NpyHeader& header, std::size_t have, const std::string& name) {
     const std::size_t need = header.data_bytes();
     if (have >= need) return;
-    fail((name.empty() ? std::string() : name + ": ") + "the file is too short for its header: shape " +
-         format_shape(header.shape) + " of " + header.dtype.descr + " needs " + std::to_string(need) +
-         " data bytes, the file has " + std::to_string(have), name);
+    fail_input((name.empty() ? std::string() : name + ": ") + "the file is too short for its header: shape " +
+                   format_shape(header.shape) + " of " + header.dtype.descr + " needs " + std::to_string(need) +
+                   " data bytes, the file has " + std::to_string(have),
+               name);
 }
 
 // Opens `path` for reading (fd 0 for "-"); refuses directories.
@@ -111,11 +108,12 @@ int open_input(const std::string& path, struct stat& info, FdCloser& closer) {
     int fd = 0;
     if (path != "-") {
         fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) fail("cannot open '" + path + "': " + errno_text(errno), file_display_name(path));
+        if (fd < 0) fail_input("cannot open '" + path + "': " + errno_text(errno), file_display_name(path));
         closer.fd = fd;
     }
-    if (::fstat(fd, &info) != 0) fail("cannot read " + file_display_name(path) + ": " + errno_text(errno), file_display_name(path));
-    if (S_ISDIR(info.st_mode)) fail("'" + path + "' is a directory, not a .npy file", file_display_name(path));
+    if (::fstat(fd, &info) != 0)
+        fail_input("cannot read " + file_display_name(path) + ": " + errno_text(errno), file_display_name(path));
+    if (S_ISDIR(info.st_mode)) fail_input("'" + path + "' is a directory, not a .npy file", file_display_name(path));
     return fd;
 }
 
@@ -137,11 +135,12 @@ NpyArray NpyArray::open(const std::string& path) {
         }
         const auto size = static_cast<std::size_t>(info.st_size);
         if (size <= static_cast<std::size_t>(position))
-            fail(name + ": not a .npy file: " +
-                 (fd == 0 ? std::string("standard input is empty") : std::string("the file is empty")),
-                 name);
+            fail_input(name + ": not a .npy file: " +
+                           (fd == 0 ? std::string("standard input is empty") : std::string("the file is empty")),
+                       name);
         void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED) fail("cannot map " + file_display_name(path) + ": " + errno_text(errno), file_display_name(path));
+        if (map == MAP_FAILED)
+            fail_input("cannot map " + file_display_name(path) + ": " + errno_text(errno), file_display_name(path));
         array.map_ = map;
         array.map_size_ = size;
         skip = static_cast<std::size_t>(position);
@@ -149,9 +148,9 @@ NpyArray NpyArray::open(const std::string& path) {
         // A pipe, a terminal, a character device: no mapping possible, so read it.
         array.owned_ = read_npy_stream(fd, file_display_name(path));
         if (array.owned_.empty())
-            fail(name + ": not a .npy file: " +
-                 (fd == 0 ? std::string("standard input is empty") : std::string("the file is empty")),
-                 name);
+            fail_input(name + ": not a .npy file: " +
+                           (fd == 0 ? std::string("standard input is empty") : std::string("the file is empty")),
+                       name);
     }
 
     const std::byte* base = array.map_ ? static_cast<const std::byte*>(array.map_) + skip
@@ -160,7 +159,7 @@ NpyArray NpyArray::open(const std::string& path) {
     try {
         array.header_ = parse_npy_header(base, size);
     } catch (const Error& e) {
-        fail(name + ": " + e.what(), name);
+        fail_input(name + ": " + e.what(), name);
     }
     check_data_fits(array.header_, size - array.header_.data_offset, name);
     array.data_ = base + array.header_.data_offset;
@@ -191,7 +190,8 @@ NpyHeader NpyArray::read_header(const std::string& path) {
             if (got < 0) {
                 bytes.resize(old);
                 if (errno == EINTR) continue;
-                fail("cannot read " + file_display_name(path) + ": " + errno_text(errno), file_display_name(path));
+                fail_input("cannot read " + file_display_name(path) + ": " + errno_text(errno),
+                           file_display_name(path));
             }
             bytes.resize(old + static_cast<std::size_t>(got));
             if (got == 0) return;
@@ -200,16 +200,16 @@ NpyHeader NpyArray::read_header(const std::string& path) {
 
     fill_to(kNpyPreludeBytes);
     if (bytes.empty())
-        fail(name + ": not a .npy file: " +
-             (path == "-" ? std::string("standard input is empty") : std::string("the file is empty")),
-             name);
+        fail_input(name + ": not a .npy file: " +
+                       (path == "-" ? std::string("standard input is empty") : std::string("the file is empty")),
+                   name);
     if (const auto extent = npy_header_extent(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()))
         fill_to(*extent);
     NpyHeader header;
     try {
         header = parse_npy_header(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
     } catch (const Error& e) {
-        fail(name + ": " + e.what(), name);
+        fail_input(name + ": " + e.what(), name);
     }
     // A file's size is known without reading its data, so a header that promises more than
     // the file holds is refused here too; a stream cannot be checked without reading it.

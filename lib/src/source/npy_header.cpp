@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/bytes.hpp"
 #include "source/dtype.hpp"
 #include "source/py_literal.hpp"
 #include "text/python_text.hpp"
@@ -20,8 +21,6 @@
 namespace tslice {
 
 namespace {
-
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
 
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr std::size_t kMagicSize = 6;
@@ -39,12 +38,6 @@ constexpr std::size_t kGrowthAxisMaxDigits = 21;
 // where the format's own limit (4 GiB) would not.
 constexpr std::size_t kMaxHeaderBytes = std::size_t{1} << 20;
 
-std::uint32_t read_le(const std::byte* bytes, std::size_t count) {
-    std::uint32_t value = 0;
-    for (std::size_t k = count; k-- > 0;) value = (value << 8) | std::to_integer<std::uint32_t>(bytes[k]);
-    return value;
-}
-
 }  // namespace
 
 std::optional<std::size_t> npy_header_extent(const std::byte* bytes, std::size_t available) {
@@ -55,7 +48,7 @@ std::optional<std::size_t> npy_header_extent(const std::byte* bytes, std::size_t
     const std::size_t length_size = major == 1 ? 2 : 4;
     const std::size_t prefix = kMagicSize + 2 + length_size;
     if (available < prefix) return std::nullopt;
-    const std::size_t length = read_le(bytes + kMagicSize + 2, length_size);
+    const std::size_t length = static_cast<std::size_t>(load_le(bytes + kMagicSize + 2, length_size));
     if (length > kMaxHeaderBytes) return std::nullopt;
     return prefix + length;
 }
@@ -71,42 +64,43 @@ std::size_t NpyHeader::data_bytes() const {
 }
 
 NpyHeader parse_npy_header(const std::byte* bytes, std::size_t available) {
-    if (available == 0) fail("not a .npy file: the file is empty");
+    if (available == 0) fail_input("not a .npy file: the file is empty");
     const std::string_view start(reinterpret_cast<const char*>(bytes), std::min(available, kMagicSize));
     if (start != std::string_view(kMagic, start.size())) {
         if (start.substr(0, 4) == std::string_view("PK\x03\x04", 4))
-            fail("not a .npy file: this is a zip archive (an .npz holds several .npy arrays); "
-                 "extract the array you want first");
-        fail("not a .npy file: wrong magic (a .npy file starts with \\x93NUMPY, this one with \"" +
-             escape_bytes(start) + "\")");
+            fail_input(
+                "not a .npy file: this is a zip archive (an .npz holds several .npy arrays); "
+                "extract the array you want first");
+        fail_input("not a .npy file: wrong magic (a .npy file starts with \\x93NUMPY, this one with \"" +
+                   escape_bytes(start) + "\")");
     }
     if (available < kMagicSize + 2)
-        fail("the .npy file is cut short: it ends after " + std::to_string(available) +
-             " bytes, inside the magic string and version");
+        fail_input("the .npy file is cut short: it ends after " + std::to_string(available) +
+                   " bytes, inside the magic string and version");
     const int major = std::to_integer<int>(bytes[6]);
     const int minor = std::to_integer<int>(bytes[7]);
     if (major < 1 || major > 3 || minor != 0)
-        fail("unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
-             " (tslice reads versions 1.0, 2.0 and 3.0)");
+        fail_input("unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
+                   " (tslice reads versions 1.0, 2.0 and 3.0)");
     const std::size_t length_size = major == 1 ? 2 : 4;
     const std::size_t prefix = kMagicSize + 2 + length_size;
-    if (available < prefix)
-        fail("the .npy header is cut short: the file ends inside the header length field");
-    const std::size_t header_length = read_le(bytes + kMagicSize + 2, length_size);
+    if (available < prefix) fail_input("the .npy header is cut short: the file ends inside the header length field");
+    const std::size_t header_length = static_cast<std::size_t>(load_le(bytes + kMagicSize + 2, length_size));
     if (header_length > kMaxHeaderBytes)
-        fail("the .npy header claims to be " + std::to_string(header_length) +
-             " bytes long; tslice reads headers of at most 1 MiB (" + std::to_string(kMaxHeaderBytes) + " bytes)");
+        fail_input("the .npy header claims to be " + std::to_string(header_length) +
+                   " bytes long; tslice reads headers of at most 1 MiB (" + std::to_string(kMaxHeaderBytes) +
+                   " bytes)");
     if (available - prefix < header_length)
-        fail("the .npy header is cut short: expected " + std::to_string(header_length) +
-             " bytes of header, file has " + std::to_string(available - prefix));
+        fail_input("the .npy header is cut short: expected " + std::to_string(header_length) +
+                   " bytes of header, file has " + std::to_string(available - prefix));
 
     const std::string_view raw(reinterpret_cast<const char*>(bytes) + prefix, header_length);
     std::string text;
     if (major == 3) {
         for (std::size_t i = 0; i < raw.size();)
             if (!next_utf8(raw, i))
-                fail("the .npy header (format 3.0) is not valid UTF-8 (at byte offset " +
-                     std::to_string(prefix + i) + " of the file)");
+                fail_input("the .npy header (format 3.0) is not valid UTF-8 (at byte offset " +
+                           std::to_string(prefix + i) + " of the file)");
         text = raw;
     } else {
         text = latin1_to_utf8(raw);  // format.py decodes 1.0 and 2.0 headers as Latin-1
@@ -115,7 +109,7 @@ NpyHeader parse_npy_header(const std::byte* bytes, std::size_t available) {
     const PyValue dict = parse_py_literal(
         text, "the .npy header", "unexpected text after the header dict (only spaces and a newline may follow)");
     if (dict.kind != PyValue::Kind::Dict)
-        fail("the .npy header is " + std::string(kind_name(dict.kind)) + ", not a dict");
+        fail_input("the .npy header is " + std::string(kind_name(dict.kind)) + ", not a dict");
 
     const PyValue* descr = nullptr;
     const PyValue* fortran = nullptr;
@@ -130,30 +124,30 @@ NpyHeader parse_npy_header(const std::byte* bytes, std::size_t available) {
             else if (key.text == "shape") slot = &shape;
         }
         if (!slot)
-            fail("the .npy header has an unexpected key " + shown(key) +
-                 " (it must have exactly 'descr', 'fortran_order' and 'shape')");
-        if (*slot) fail("the .npy header has the key " + shown(key) + " twice");
+            fail_input("the .npy header has an unexpected key " + shown(key) +
+                       " (it must have exactly 'descr', 'fortran_order' and 'shape')");
+        if (*slot) fail_input("the .npy header has the key " + shown(key) + " twice");
         *slot = value;
     }
     for (const auto& [slot, name] : {std::pair{descr, "descr"}, std::pair{fortran, "fortran_order"},
                                      std::pair{shape, "shape"}})
-        if (!slot) fail(std::string("the .npy header has no '") + name + "' key");
+        if (!slot) fail_input(std::string("the .npy header has no '") + name + "' key");
 
     NpyHeader header;
     header.major = major;
     header.minor = minor;
     if (fortran->kind != PyValue::Kind::Bool)
-        fail("the .npy header's fortran_order is " + shown(*fortran) + ", not True or False");
+        fail_input("the .npy header's fortran_order is " + shown(*fortran) + ", not True or False");
     header.fortran_order = fortran->boolean;
 
     if (shape->kind != PyValue::Kind::Tuple)
-        fail("the .npy header's shape " + shown(*shape) + " is not a tuple of integers");
+        fail_input("the .npy header's shape " + shown(*shape) + " is not a tuple of integers");
     if (shape->items.size() > kMaxRank)
-        fail("the .npy header's shape has " + std::to_string(shape->items.size()) +
-             " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
+        fail_input("the .npy header's shape has " + std::to_string(shape->items.size()) +
+                   " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
     for (const PyValue& dim : shape->items) {
         if (dim.kind != PyValue::Kind::Int)
-            fail("the .npy header's shape " + shown(*shape) + " is not a tuple of integers");
+            fail_input("the .npy header's shape " + shown(*shape) + " is not a tuple of integers");
         header.shape.push_back(dim.integer);
     }
     header.dtype = checked_dtype(*descr);
@@ -188,8 +182,8 @@ std::string make_npy_header(const DType& dtype, const std::vector<std::int64_t>&
         major = latin1 ? 2 : 3;
         length = padded_length(12);
         if (length > 0xFFFFFFFFu)
-            fail("the .npy header would be " + std::to_string(length) +
-                 " bytes, more than any .npy format version can hold");
+            fail_input("the .npy header would be " + std::to_string(length) +
+                       " bytes, more than any .npy format version can hold");
     }
     std::string out(kMagic, kMagicSize);
     out += static_cast<char>(major);

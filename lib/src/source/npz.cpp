@@ -15,9 +15,6 @@ namespace tslice {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
-
-
 // The header's 'descr' as written ('|O'), for --list to show of a member tslice cannot read;
 // "?" where there is no .npy header to take it from.
 std::string stored_descr(const std::byte* bytes, std::size_t size) {
@@ -68,16 +65,17 @@ void read_member(const std::byte* file, std::size_t size, const zip::Entry& entr
     const std::uint64_t begin = zip::data_offset(file, size, entry);
     array.member_bytes = {begin, entry.compressed_size, entry.uncompressed_size, entry.crc32, entry.method,
                           (entry.flags & 0x0001) != 0};
-    if (entry.flags & 0x0001) fail("the .npz " + what + " is encrypted; tslice reads only unencrypted archives");
+    if (entry.flags & 0x0001) fail_input("the .npz " + what + " is encrypted; tslice reads only unencrypted archives");
     if (entry.method != 0 && entry.method != 8)
-        fail("the .npz " + what + " uses compression method " + std::to_string(entry.method) +
-             "; tslice reads stored (0) and deflated (8) members, as np.savez and np.savez_compressed write them");
+        fail_input(
+            "the .npz " + what + " uses compression method " + std::to_string(entry.method) +
+            "; tslice reads stored (0) and deflated (8) members, as np.savez and np.savez_compressed write them");
     NpyHeader header;
     try {
         if (entry.method == 0) {
             if (entry.compressed_size != entry.uncompressed_size)
-                fail("it is stored, yet its sizes differ (" + std::to_string(entry.compressed_size) + " and " +
-                     std::to_string(entry.uncompressed_size) + " bytes; corrupt archive)");
+                fail_input("it is stored, yet its sizes differ (" + std::to_string(entry.compressed_size) + " and " +
+                           std::to_string(entry.uncompressed_size) + " bytes; corrupt archive)");
             array.stored_type = stored_descr(file + begin, static_cast<std::size_t>(entry.compressed_size));
             header = parse_npy_header(file + begin, static_cast<std::size_t>(entry.compressed_size));
         } else {
@@ -86,17 +84,17 @@ void read_member(const std::byte* file, std::size_t size, const zip::Entry& entr
     } catch (const Error& error) {
         const std::string message = error.what();
         if (message.find(what) != std::string::npos) throw;
-        fail("the .npz " + what + ": " + message);
+        fail_input("the .npz " + what + ": " + message);
     }
     array.type.dtype = header.dtype;
     array.shape = header.shape;
     array.fortran_order = header.fortran_order;
     const std::uint64_t data_bytes = array.data_bytes();
     if (header.data_offset > entry.uncompressed_size || entry.uncompressed_size - header.data_offset < data_bytes)
-        fail("the .npz " + what + " is too short for its header: shape " + format_shape(header.shape) + " of " +
-             header.dtype.descr + " needs " + std::to_string(data_bytes) + " data bytes, the member has " +
-             std::to_string(entry.uncompressed_size - std::min<std::uint64_t>(header.data_offset,
-                                                                              entry.uncompressed_size)));
+        fail_input("the .npz " + what + " is too short for its header: shape " + format_shape(header.shape) + " of " +
+                   header.dtype.descr + " needs " + std::to_string(data_bytes) + " data bytes, the member has " +
+                   std::to_string(entry.uncompressed_size -
+                                  std::min<std::uint64_t>(header.data_offset, entry.uncompressed_size)));
     if (entry.method == 0) {
         array.bytes.kind = ArrayBytes::Kind::Mapped;
         array.bytes.offset = begin + header.data_offset;

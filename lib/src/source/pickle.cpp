@@ -7,14 +7,15 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "base/bytes.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice::pickle {
 
 Node* Arena::make(Node::Kind kind) {
     if (size_ >= kMaxNodes)
-        throw Error(ErrorKind::Input, "the pickle makes more than " + std::to_string(kMaxNodes) +
-                                          " objects; tslice stops there (an enormous or hostile pickle)");
+        fail_input("the pickle makes more than " + std::to_string(kMaxNodes) +
+                   " objects; tslice stops there (an enormous or hostile pickle)");
     if (size_ % kChunk == 0) chunks_.push_back(std::make_unique<Node[]>(kChunk));
     Node* node = &chunks_.back()[size_++ % kChunk];
     node->kind = kind;
@@ -44,8 +45,7 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& what) const {
-        throw Error(ErrorKind::Input, "the pickle is not one tslice reads: " + what + " (opcode at byte " +
-                                          std::to_string(op_at_) + ")");
+        fail_input("the pickle is not one tslice reads: " + what + " (opcode at byte " + std::to_string(op_at_) + ")");
     }
 
     const std::byte* take(std::uint64_t n) {
@@ -56,9 +56,7 @@ private:
     }
     std::uint64_t u(int bytes) {
         const std::byte* b = take(static_cast<std::uint64_t>(bytes));
-        std::uint64_t value = 0;
-        for (int k = bytes - 1; k >= 0; --k) value = (value << 8) | std::to_integer<std::uint64_t>(b[k]);
-        return value;
+        return load_le(b, static_cast<std::size_t>(bytes));
     }
     std::string text(std::uint64_t n) {
         const std::byte* b = take(n);
@@ -114,8 +112,7 @@ private:
     Node* long_integer(std::uint64_t n) {
         const std::byte* b = take(n);
         if (n > 8) return make(Kind::Opaque);
-        std::uint64_t value = 0;
-        for (std::uint64_t k = n; k-- > 0;) value = (value << 8) | std::to_integer<std::uint64_t>(b[k]);
+        std::uint64_t value = load_le(b, static_cast<std::size_t>(n));
         if (n > 0 && n < 8 && (std::to_integer<unsigned>(b[n - 1]) & 0x80)) value |= ~std::uint64_t{0} << (8 * n);
         return integer(static_cast<std::int64_t>(value));
     }

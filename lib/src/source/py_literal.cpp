@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/hex.hpp"
 #include "text/python_text.hpp"
 #include "tslice/error.hpp"
 
@@ -64,8 +65,6 @@ const char* kind_name(PyValue::Kind kind) {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
-
 // Recursive descent over the header text. `what` names the text in error messages ("the .npy
 // header", "the dtype descr").
 class LiteralParser {
@@ -116,7 +115,7 @@ public:
             message += excerpt(text_.substr(at, end - at));
             message += end < text_.size() ? "...\")" : "\")";
         }
-        fail(message);
+        fail_input(message);
     }
 
     // 1-based, in characters: the text is UTF-8 (Latin-1 headers were converted), and a reader
@@ -285,11 +284,8 @@ private:
         for (int k = 0; k < digits; ++k) {
             if (at_end()) error_at(escape_at, "truncated \\x, \\u or \\U escape");
             const char h = text_[pos_];
-            int digit;
-            if (h >= '0' && h <= '9') digit = h - '0';
-            else if (h >= 'a' && h <= 'f') digit = h - 'a' + 10;
-            else if (h >= 'A' && h <= 'F') digit = h - 'A' + 10;
-            else error_at(escape_at, "truncated \\x, \\u or \\U escape");
+            const int digit = hex_digit(h);
+            if (digit < 0) error_at(escape_at, "truncated \\x, \\u or \\U escape");
             cp = cp * 16 + static_cast<char32_t>(digit);
             ++pos_;
         }

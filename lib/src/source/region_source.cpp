@@ -34,8 +34,8 @@ int temporary_file(const std::string& what) {
     std::string path = dir + "/.tslice-region-XXXXXX";
     const int fallback = ::mkstemp(path.data());
     if (fallback < 0)
-        throw Error(ErrorKind::Input, "cannot create a temporary file in " + dir + " to hold " + what + ": " +
-                                          std::strerror(errno) + " (TMPDIR chooses the directory)");
+        fail_input("cannot create a temporary file in " + dir + " to hold " + what + ": " + std::strerror(errno) +
+                   " (TMPDIR chooses the directory)");
     ::unlink(path.c_str());
     ::fcntl(fallback, F_SETFD, FD_CLOEXEC);
     return fallback;
@@ -86,14 +86,14 @@ ArrayData ArrayData::open_region(const RegionSource& source, const ArrayInFile& 
         if (::ftruncate(fd, bytes) != 0) {
             const int error = errno;
             ::close(fd);
-            throw Error(ErrorKind::Input, "cannot make a temporary file of " + std::to_string(bytes) + " bytes for " +
-                                              what + ": " + std::strerror(error) + " (TMPDIR chooses the directory)");
+            fail_input("cannot make a temporary file of " + std::to_string(bytes) + " bytes for " + what + ": " +
+                       std::strerror(error) + " (TMPDIR chooses the directory)");
         }
         void* map = ::mmap(nullptr, static_cast<std::size_t>(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (map == MAP_FAILED) {
             const int error = errno;
             ::close(fd);
-            throw Error(ErrorKind::Input, "cannot map a temporary file for " + what + ": " + std::strerror(error));
+            fail_input("cannot map a temporary file for " + what + ": " + std::strerror(error));
         }
         out.inflated_ = Mapping(map, static_cast<std::size_t>(bytes), fd);
         out.data_ = out.inflated_.data();

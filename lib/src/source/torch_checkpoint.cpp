@@ -19,6 +19,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/bytes.hpp"
 #include "source/pickle.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
@@ -30,8 +31,6 @@ namespace {
 
 using pickle::Node;
 using Kind = pickle::Node::Kind;
-
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
 
 // How deep containers may nest, and how many containers and leaves a walk visits: a pickle
 // may share one list between many places (each level doubling the paths), or hold itself.
@@ -69,7 +68,7 @@ const TypeRow* find_type(const std::string& global) {
 ElementType element_type(const TypeRow& row, bool big_endian, const std::string& where) {
     if (const auto narrow = safetensors_element_type(row.descr)) {
         if (big_endian && narrow->itemsize() > 1)
-            fail(where + " is " + row.dtype + " saved big-endian, which tslice does not read");
+            fail_input(where + " is " + row.dtype + " saved big-endian, which tslice does not read");
         return *narrow;
     }
     std::string descr = row.descr;
@@ -103,13 +102,13 @@ bool is_int(const Node* node) { return node->kind == Kind::Int; }
 
 std::vector<std::int64_t> int_tuple(const Node* node, const char* what) {
     if (node->kind != Kind::Tuple && node->kind != Kind::List)
-        fail(std::string("a tensor's ") + what + " is not a tuple of integers");
+        fail_input(std::string("a tensor's ") + what + " is not a tuple of integers");
     if (node->items.size() > kMaxRank)
-        fail(std::string("a tensor's ") + what + " has " + std::to_string(node->items.size()) +
-             " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
+        fail_input(std::string("a tensor's ") + what + " has " + std::to_string(node->items.size()) +
+                   " dimensions; numpy arrays have at most " + std::to_string(kMaxRank));
     std::vector<std::int64_t> out;
     for (const Node* item : node->items) {
-        if (!is_int(item)) fail(std::string("a tensor's ") + what + " is not a tuple of integers");
+        if (!is_int(item)) fail_input(std::string("a tensor's ") + what + " is not a tuple of integers");
         out.push_back(item->integer);
     }
     return out;
@@ -119,17 +118,19 @@ Node* make_tensor(pickle::Arena& arena, Objects& objects, Node* storage, Node* o
                   const TypeRow* dtype) {
     if (storage->kind == Kind::Opaque) return nullptr;  // a storage of a type tslice does not read
     if (storage->kind != Kind::Extern || storage->integer >= kTensorTag)
-        fail("a tensor's storage is not a storage of the file (torch._utils._rebuild_tensor_v2's first argument)");
-    if (!is_int(offset) || offset->integer < 0) fail("a tensor's storage offset is not a non-negative integer");
+        fail_input(
+            "a tensor's storage is not a storage of the file (torch._utils._rebuild_tensor_v2's first argument)");
+    if (!is_int(offset) || offset->integer < 0) fail_input("a tensor's storage offset is not a non-negative integer");
     Tensor tensor;
     tensor.storage = static_cast<std::size_t>(storage->integer);
     tensor.type = dtype;
     tensor.offset = offset->integer;
     tensor.sizes = int_tuple(sizes, "size");
     tensor.strides = int_tuple(strides, "stride");
-    if (tensor.sizes.size() != tensor.strides.size()) fail("a tensor has a different number of sizes and strides");
+    if (tensor.sizes.size() != tensor.strides.size())
+        fail_input("a tensor has a different number of sizes and strides");
     for (std::size_t k = 0; k < tensor.sizes.size(); ++k)
-        if (tensor.sizes[k] < 0 || tensor.strides[k] < 0) fail("a tensor has a negative size or stride");
+        if (tensor.sizes[k] < 0 || tensor.strides[k] < 0) fail_input("a tensor has a negative size or stride");
     Node* node = arena.make(Kind::Extern);
     node->integer = kTensorTag + static_cast<std::int64_t>(objects.tensors.size());
     objects.tensors.push_back(std::move(tensor));
@@ -142,11 +143,11 @@ Node* make_tensor(pickle::Arena& arena, Objects& objects, Node* storage, Node* o
 Node* call(pickle::Arena& arena, Objects& objects, const std::string& global, Node* args, int depth = 0) {
     const std::vector<Node*>& a = args->items;
     if (global == "torch._utils._rebuild_tensor_v2" || global == "torch._utils._rebuild_tensor") {
-        if (a.size() < 4) fail(global + " with " + std::to_string(a.size()) + " arguments (at least 4)");
+        if (a.size() < 4) fail_input(global + " with " + std::to_string(a.size()) + " arguments (at least 4)");
         return make_tensor(arena, objects, a[0], a[1], a[2], a[3], nullptr);
     }
     if (global == "torch._utils._rebuild_tensor_v3") {  // storage untyped, dtype given
-        if (a.size() < 7) fail(global + " with " + std::to_string(a.size()) + " arguments (at least 7)");
+        if (a.size() < 7) fail_input(global + " with " + std::to_string(a.size()) + " arguments (at least 7)");
         const TypeRow* dtype = a[6]->kind == Kind::Global ? find_type(a[6]->text) : nullptr;
         if (!dtype || !*dtype->dtype) return nullptr;
         return make_tensor(arena, objects, a[0], a[1], a[2], a[3], dtype);
@@ -165,11 +166,11 @@ Node* call(pickle::Arena& arena, Objects& objects, const std::string& global, No
 Node* persistent_load(pickle::Arena& arena, Objects& objects, Node* pid) {
     const std::vector<Node*>& a = pid->items;
     if (pid->kind != Kind::Tuple || a.size() < 3 || a[0]->kind != Kind::String || a[0]->text != "storage")
-        fail("a persistent id is not ('storage', TYPE, KEY, LOCATION, NUMEL) as torch.save writes it");
-    if (a[1]->kind != Kind::Global) fail("a storage's type is not a global such as torch.FloatStorage");
+        fail_input("a persistent id is not ('storage', TYPE, KEY, LOCATION, NUMEL) as torch.save writes it");
+    if (a[1]->kind != Kind::Global) fail_input("a storage's type is not a global such as torch.FloatStorage");
     const TypeRow* type = find_type(a[1]->text);
     if (!type) return nullptr;  // a quantized storage: the tensor is opaque
-    if (a[2]->kind != Kind::String) fail("a storage's key is not a string");
+    if (a[2]->kind != Kind::String) fail_input("a storage's key is not a string");
     // One storage, however many tensors view it (the same key, read as the same type).
     const auto [at, fresh] = objects.storage_index.emplace(a[2]->text + '\n' + type->storage, objects.storages.size());
     if (fresh) objects.storages.push_back({a[2]->text, type});
@@ -185,11 +186,11 @@ public:
 
     void visit(const Node* node, const std::string& path, int depth) {
         if (++visits_ > kMaxVisits)
-            fail("the pickle's containers reach more than " + std::to_string(kMaxVisits) +
-                 " values (one object shared over and over); tslice stops there");
+            fail_input("the pickle's containers reach more than " + std::to_string(kMaxVisits) +
+                       " values (one object shared over and over); tslice stops there");
         if (depth > kMaxDepth)
-            fail("the pickle's containers nest deeper than " + std::to_string(kMaxDepth) +
-                 " levels (or hold themselves)");
+            fail_input("the pickle's containers nest deeper than " + std::to_string(kMaxDepth) +
+                       " levels (or hold themselves)");
         const auto child = [&](const std::string& key) { return path.empty() ? key : path + "." + key; };
         switch (node->kind) {
             case Kind::Extern:
@@ -240,10 +241,11 @@ private:
 
 // The bytes of a stored member.
 std::pair<std::uint64_t, std::uint64_t> stored_member(const std::byte* file, std::size_t size, const zip::Entry& entry) {
-    if (entry.flags & 0x0001) fail("the checkpoint's member '" + entry.name + "' is encrypted");
+    if (entry.flags & 0x0001) fail_input("the checkpoint's member '" + entry.name + "' is encrypted");
     if (entry.method != 0 || entry.compressed_size != entry.uncompressed_size)
-        fail("the checkpoint's member '" + entry.name + "' is compressed; torch.save stores every member as it is "
-             "(was the file re-zipped? load it in Python and torch.save it again)");
+        fail_input("the checkpoint's member '" + entry.name +
+                   "' is compressed; torch.save stores every member as it is "
+                   "(was the file re-zipped? load it in Python and torch.save it again)");
     return {zip::data_offset(file, size, entry), entry.uncompressed_size};
 }
 
@@ -260,7 +262,7 @@ bool looks_like_torch(const std::byte* bytes, std::size_t size) {
     // torch.save writes ARCHIVE/data.pkl first, torch.jit.save ARCHIVE/data/0: the first local
     // header names it.
     if (size < 30 || std::memcmp(bytes, "PK\x03\x04", 4) != 0) return false;
-    const std::size_t name_length = std::to_integer<std::size_t>(bytes[26]) | std::to_integer<std::size_t>(bytes[27]) << 8;
+    const std::size_t name_length = load_le<std::uint16_t>(bytes + 26);
     if (name_length > size - 30) return false;
     const std::string name(reinterpret_cast<const char*>(bytes + 30), name_length);
     const std::size_t slash = name.find('/');
@@ -272,8 +274,9 @@ bool looks_like_torch(const std::byte* bytes, std::size_t size) {
 
 std::vector<ArrayInFile> list_torch(const std::byte* file, std::size_t size) {
     if (size >= sizeof kLegacyTorchMagic && std::memcmp(file, kLegacyTorchMagic, sizeof kLegacyTorchMagic) == 0)
-        fail("this is a legacy PyTorch checkpoint (torch.save before torch 1.6, not a zip archive), which tslice "
-             "does not read; re-save it with a newer torch: torch.save(torch.load(PATH), NEW_PATH)");
+        fail_input(
+            "this is a legacy PyTorch checkpoint (torch.save before torch 1.6, not a zip archive), which tslice "
+            "does not read; re-save it with a newer torch: torch.save(torch.load(PATH), NEW_PATH)");
     const std::vector<zip::Entry> entries = zip::read_directory(file, size);
     const zip::Entry* pickle_entry = nullptr;
     for (const zip::Entry& entry : entries) {
@@ -283,12 +286,13 @@ std::vector<ArrayInFile> list_torch(const std::byte* file, std::size_t size) {
             break;
         }
     }
-    if (!pickle_entry) fail("the zip archive has no ARCHIVE/data.pkl: not a torch.save checkpoint");
+    if (!pickle_entry) fail_input("the zip archive has no ARCHIVE/data.pkl: not a torch.save checkpoint");
     const std::string prefix = pickle_entry->name.substr(0, pickle_entry->name.size() - 8);  // "ARCHIVE/"
     for (const zip::Entry& entry : entries)
         if (entry.name == prefix + "constants.pkl" || entry.name.rfind(prefix + "code/", 0) == 0)
-            fail("this is a TorchScript archive (torch.jit.save), which tslice does not read: its tensors are inside "
-                 "a scripted module; save them with torch.save(torch.jit.load(PATH).state_dict(), NEW_PATH)");
+            fail_input(
+                "this is a TorchScript archive (torch.jit.save), which tslice does not read: its tensors are inside "
+                "a scripted module; save them with torch.save(torch.jit.load(PATH).state_dict(), NEW_PATH)");
     // Of members with the same name, the last, as Python's zipfile (and so torch.load) finds it.
     std::unordered_map<std::string_view, const zip::Entry*> by_name;
     for (const zip::Entry& entry : entries) by_name.insert_or_assign(entry.name, &entry);
@@ -301,7 +305,7 @@ std::vector<ArrayInFile> list_torch(const std::byte* file, std::size_t size) {
         const auto [at, length] = stored_member(file, size, *order);
         const std::string text(reinterpret_cast<const char*>(file + at), static_cast<std::size_t>(std::min<std::uint64_t>(length, 16)));
         if (text != "little" && text != "big")
-            fail("the checkpoint's byteorder record says '" + text + "'; torch writes 'little' or 'big'");
+            fail_input("the checkpoint's byteorder record says '" + text + "'; torch writes 'little' or 'big'");
         big_endian = text == "big";
     }
 
@@ -315,7 +319,7 @@ std::vector<ArrayInFile> list_torch(const std::byte* file, std::size_t size) {
     try {
         root = pickle::load(file + pickle_at, static_cast<std::size_t>(pickle_size), arena, hooks);
     } catch (const Error& error) {
-        fail("the checkpoint's " + pickle_entry->name + ": " + error.what());
+        fail_input("the checkpoint's " + pickle_entry->name + ": " + error.what());
     }
     std::vector<std::pair<std::string, std::size_t>> found;
     Walk(found).visit(root, "", 0);
@@ -332,13 +336,14 @@ std::vector<ArrayInFile> list_torch(const std::byte* file, std::size_t size) {
         const std::string where = "the checkpoint's tensor '" + path + "'";
         if (!storage_found[tensor.storage]) {
             const zip::Entry* entry = member("data/" + storage.key);
-            if (!entry) fail(where + ": its storage " + prefix + "data/" + storage.key + " is not in the archive");
+            if (!entry)
+                fail_input(where + ": its storage " + prefix + "data/" + storage.key + " is not in the archive");
             storage_bytes[tensor.storage] = stored_member(file, size, *entry);
             storage_found[tensor.storage] = true;
         }
         const auto [storage_at, storage_size] = storage_bytes[tensor.storage];
         const TypeRow& row = tensor.type ? *tensor.type : *storage.type;
-        if (!*row.dtype) fail(where + " is a view of an untyped storage without a dtype");
+        if (!*row.dtype) fail_input(where + " is a view of an untyped storage without a dtype");
         ArrayInFile array;
         array.name = path;
         array.type = element_type(row, big_endian, where);
@@ -358,9 +363,10 @@ std::vector<ArrayInFile> list_torch(const std::byte* file, std::size_t size) {
         overflow |= __builtin_mul_overflow(static_cast<std::uint64_t>(tensor.offset), itemsize, &first_byte);
         overflow |= __builtin_add_overflow(last, 1, &end_byte) || __builtin_mul_overflow(end_byte, itemsize, &end_byte);
         if (!empty && (overflow || end_byte > storage_size))
-            fail(where + ": shape " + format_shape(tensor.sizes) + " with strides " + format_shape(tensor.strides) +
-                 " from offset " + std::to_string(tensor.offset) + " reaches past its storage of " +
-                 std::to_string(storage_size / itemsize) + " elements (corrupt file)");
+            fail_input(where + ": shape " + format_shape(tensor.sizes) + " with strides " +
+                       format_shape(tensor.strides) + " from offset " + std::to_string(tensor.offset) +
+                       " reaches past its storage of " + std::to_string(storage_size / itemsize) +
+                       " elements (corrupt file)");
         if (empty) first_byte = end_byte = 0;
         array.bytes.kind = ArrayBytes::Kind::Mapped;
         array.bytes.offset = storage_at + first_byte;

@@ -14,16 +14,14 @@
 namespace tslice {
 namespace {
 
-[[noreturn]] void corrupt(const std::string& what, const std::string& why) {
-    throw Error(ErrorKind::Input, what + " is corrupt: " + why);
-}
+[[noreturn]] void corrupt(const std::string& what, const std::string& why) { fail_input(what + " is corrupt: " + why); }
 
 // zlib and gzip streams (windowBits 15, or 15 + 16 for gzip's header and trailer) inflated
 // into exactly `expected` bytes.
 void inflate_exact(const std::byte* data, std::size_t size, std::byte* out, std::size_t expected, bool gzip,
                    const std::string& what) {
     z_stream stream{};
-    if (inflateInit2(&stream, gzip ? 15 + 16 : 15) != Z_OK) throw Error(ErrorKind::Input, "cannot start zlib for " + what);
+    if (inflateInit2(&stream, gzip ? 15 + 16 : 15) != Z_OK) fail_input("cannot start zlib for " + what);
     std::size_t in_done = 0, out_done = 0;
     int status = Z_OK;
     // zlib's counters are 32-bit: large buffers go through in pieces.
@@ -60,7 +58,7 @@ void inflate_exact(const std::byte* data, std::size_t size, std::byte* out, std:
 std::vector<std::byte> deflate_all(const std::byte* data, std::size_t size, int level, bool gzip) {
     z_stream stream{};
     if (deflateInit2(&stream, level, Z_DEFLATED, gzip ? 15 + 16 : 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        throw Error(ErrorKind::Input, "cannot start zlib");
+        fail_input("cannot start zlib");
     std::vector<std::byte> out(deflateBound(&stream, static_cast<uLong>(size)) + 64);
     stream.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(data));
     stream.avail_in = static_cast<uInt>(size);
@@ -69,7 +67,7 @@ std::vector<std::byte> deflate_all(const std::byte* data, std::size_t size, int 
     const int status = deflate(&stream, Z_FINISH);
     out.resize(stream.total_out);
     deflateEnd(&stream);
-    if (status != Z_STREAM_END) throw Error(ErrorKind::Input, "zlib could not compress a chunk");
+    if (status != Z_STREAM_END) fail_input("zlib could not compress a chunk");
     return out;
 }
 
@@ -95,15 +93,14 @@ ZarrCompressor parse_zarr_compressor(const nlohmann::json& value, const std::str
     ZarrCompressor compressor;
     if (value.is_null()) return compressor;
     if (!value.is_object() || !value.contains("id") || !value["id"].is_string())
-        throw Error(ErrorKind::Input, where + ": \"compressor\" is neither null nor an object with an \"id\"");
+        fail_input(where + ": \"compressor\" is neither null nor an object with an \"id\"");
     const std::string id = value["id"].get<std::string>();
     if (id == "blosc") compressor.id = ZarrCompressor::Id::Blosc;
     else if (id == "zlib") compressor.id = ZarrCompressor::Id::Zlib;
     else if (id == "gzip") compressor.id = ZarrCompressor::Id::Gzip;
     else if (id == "zstd") compressor.id = ZarrCompressor::Id::Zstd;
     else
-        throw Error(ErrorKind::Input, where + ": the compressor '" + id +
-                                          "' is not one tslice reads (blosc, zlib, gzip, zstd, or none)");
+        fail_input(where + ": the compressor '" + id + "' is not one tslice reads (blosc, zlib, gzip, zstd, or none)");
     return compressor;
 }
 
@@ -162,7 +159,7 @@ std::vector<std::byte> encode_zarr_chunk(const ZarrCompressor& compressor, const
         case ZarrCompressor::Id::Zstd: {
             std::vector<std::byte> out(ZSTD_compressBound(size));
             const std::size_t got = ZSTD_compress(out.data(), out.size(), data, size, compressor.level);
-            if (ZSTD_isError(got)) throw Error(ErrorKind::Input, std::string("zstd: ") + ZSTD_getErrorName(got));
+            if (ZSTD_isError(got)) fail_input(std::string("zstd: ") + ZSTD_getErrorName(got));
             out.resize(got);
             return out;
         }
@@ -170,7 +167,7 @@ std::vector<std::byte> encode_zarr_chunk(const ZarrCompressor& compressor, const
             std::vector<std::byte> out(size + BLOSC_MAX_OVERHEAD);
             const int got = blosc_compress_ctx(compressor.level, compressor.shuffle, itemsize, size, data, out.data(),
                                                out.size(), compressor.cname.c_str(), 0, 1);
-            if (got <= 0) throw Error(ErrorKind::Input, "blosc could not compress a chunk (error " + std::to_string(got) + ")");
+            if (got <= 0) fail_input("blosc could not compress a chunk (error " + std::to_string(got) + ")");
             out.resize(static_cast<std::size_t>(got));
             return out;
         }

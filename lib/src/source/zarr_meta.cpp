@@ -16,7 +16,7 @@
 namespace tslice {
 namespace {
 
-[[noreturn]] void bad(const std::string& where, const std::string& why) { throw Error(ErrorKind::Input, where + ": " + why); }
+[[noreturn]] void bad(const std::string& where, const std::string& why) { fail_input(where + ": " + why); }
 
 // A Python string literal of `text`, for the dtype descr numpy's parser reads.
 std::string py_quoted(const std::string& text) {

@@ -22,8 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
-
 // Reads the whole file into `bytes` (resized to it): false where it does not exist. `limit`: a
 // larger file is an error. `path` is shown as `shown` in messages. A chunk's worker passes the
 // same buffer chunk after chunk, so that its memory is allocated, and its pages faulted in,
@@ -33,23 +31,23 @@ bool read_file_into(std::vector<std::byte>& bytes, const std::string& path, cons
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT) return false;
-        fail("cannot open " + shown + ": " + std::strerror(errno));
+        fail_input("cannot open " + shown + ": " + std::strerror(errno));
     }
     struct Closer {
         int fd;
         ~Closer() { ::close(fd); }
     } closer{fd};
     struct stat info {};
-    if (::fstat(fd, &info) != 0) fail("cannot read " + shown + ": " + std::strerror(errno));
-    if (!S_ISREG(info.st_mode)) fail(shown + " is not a regular file");
+    if (::fstat(fd, &info) != 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
+    if (!S_ISREG(info.st_mode)) fail_input(shown + " is not a regular file");
     if (static_cast<std::uint64_t>(info.st_size) > limit)
-        fail(shown + " holds " + std::to_string(info.st_size) + " bytes, more than it can (" + std::to_string(limit) + ")");
+        fail_input(shown + " holds " + std::to_string(info.st_size) + " bytes, more than it can (" + std::to_string(limit) + ")");
     bytes.resize(static_cast<std::size_t>(info.st_size));
     std::size_t done = 0;
     while (done < bytes.size()) {
         const ssize_t got = ::pread(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0) fail("cannot read " + shown + ": " + std::strerror(errno));
+        if (got < 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
         if (got == 0) break;
         done += static_cast<std::size_t>(got);
     }
@@ -77,7 +75,7 @@ std::string inside(const fs::path& root, const fs::path& path) { return path.lex
 ZarrArrayMeta read_meta(const fs::path& root, const fs::path& dir) {
     const std::string where = inside(root, dir / ".zarray");
     const auto text = read_file((dir / ".zarray").string(), where, kMetadataLimit);
-    if (!text) fail(where + " is missing");
+    if (!text) fail_input(where + " is missing");
     return parse_zarray(std::string_view(reinterpret_cast<const char*>(text->data()), text->size()), where);
 }
 
@@ -163,8 +161,9 @@ public:
             return;
         }
         if (!has(root_ / ".zgroup"))
-            fail("a directory, but not a Zarr store: it has no .zarray or .zgroup (tslice reads .npy, .npz, "
-                 ".safetensors and HDF5 files, and Zarr v2 stores)");
+            fail_input(
+                "a directory, but not a Zarr store: it has no .zarray or .zgroup (tslice reads .npy, .npz, "
+                ".safetensors and HDF5 files, and Zarr v2 stores)");
         walk(root_, "");
     }
 
@@ -177,7 +176,7 @@ public:
         const fs::path dir = paths_.at(index);
         const ZarrArrayMeta meta = read_meta(root_, dir);
         if (meta.shape != array.shape || !(meta.dtype == array.type.dtype))
-            fail(inside(root_, dir / ".zarray") + " changed while tslice read the store");
+            fail_input(inside(root_, dir / ".zarray") + " changed while tslice read the store");
         const std::size_t rank = meta.shape.size();
         if (box.element_count() == 0) return;
         // The chunks the box touches: per axis [first, last].
@@ -236,7 +235,7 @@ private:
         std::error_code error;
         for (const auto& child : fs::directory_iterator(dir, error))
             if (child.is_directory(error) && child.path().filename().string()[0] != '.') children.push_back(child.path());
-        if (error) fail("cannot list " + inside(root_, dir) + ": " + error.message());
+        if (error) fail_input("cannot list " + inside(root_, dir) + ": " + error.message());
         std::sort(children.begin(), children.end());
         for (const auto& child : children) {
             const std::string name = prefix + child.filename().string();
@@ -244,7 +243,7 @@ private:
                 arrays_.push_back(entry(read_meta(root_, child), name));
                 paths_.push_back(child);
             } else if (has(child / ".zgroup")) {
-                if (prefix.size() > 4096) fail("groups nested too deeply");
+                if (prefix.size() > 4096) fail_input("groups nested too deeply");
                 walk(child, name + "/");
             }
         }

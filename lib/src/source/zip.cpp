@@ -15,14 +15,14 @@
 #include <cstring>
 #include <string_view>
 
+#include "base/bytes.hpp"
+#include "base/utf8.hpp"
 #include "text/python_text.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice::zip {
 
 namespace {
-
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
 
 constexpr std::uint32_t kEndSignature = 0x06054b50;
 constexpr std::uint32_t kZip64EndSignature = 0x06064b50;
@@ -35,12 +35,6 @@ constexpr std::size_t kZip64EndSize = 56;
 constexpr std::size_t kCentralSize = 46;
 constexpr std::size_t kLocalSize = 30;
 constexpr std::size_t kMaxComment = 0xFFFF;
-
-std::uint64_t le(const std::byte* p, int bytes) {
-    std::uint64_t value = 0;
-    for (int k = bytes - 1; k >= 0; --k) value = (value << 8) | std::to_integer<std::uint64_t>(p[k]);
-    return value;
-}
 
 // Code page 437's characters 0x80-0xFF, which Python's zipfile decodes names without the
 // UTF-8 flag (bit 11) with.
@@ -61,17 +55,7 @@ std::string cp437_to_utf8(std::string_view bytes) {
     std::string out;
     for (const char c : bytes) {
         const auto u = static_cast<unsigned char>(c);
-        const char32_t cp = u < 0x80 ? u : kCp437High[u - 0x80];
-        if (cp < 0x80) {
-            out += static_cast<char>(cp);
-        } else if (cp < 0x800) {
-            out += static_cast<char>(0xC0 | (cp >> 6));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else {
-            out += static_cast<char>(0xE0 | (cp >> 12));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        }
+        append_utf8(out, u < 0x80 ? u : kCp437High[u - 0x80]);
     }
     return out;
 }
@@ -86,45 +70,46 @@ struct EndRecord {
 
 EndRecord find_end_record(const std::byte* file, std::size_t size) {
     if (size < kEndSize)
-        fail("not a zip archive: " + std::to_string(size) + " bytes are too short for its end record (22 bytes)");
+        fail_input("not a zip archive: " + std::to_string(size) + " bytes are too short for its end record (22 bytes)");
     // The last end signature whose comment reaches no further than the file wins, as in zipfile.
     const std::size_t lowest = size - kEndSize > kMaxComment ? size - kEndSize - kMaxComment : 0;
     std::size_t at = size - kEndSize + 1;
     bool found = false;
     while (at-- > lowest) {
-        if (le(file + at, 4) == kEndSignature && at + kEndSize + le(file + at + 20, 2) <= size) {
+        if (load_le(file + at, 4) == kEndSignature && at + kEndSize + load_le(file + at + 20, 2) <= size) {
             found = true;
             break;
         }
     }
     if (!found)
-        fail("the zip archive has no end of central directory record: the file is truncated, or is not "
-             "a zip archive");
+        fail_input(
+            "the zip archive has no end of central directory record: the file is truncated, or is not "
+            "a zip archive");
     const std::byte* end = file + at;
-    if (le(end + 4, 2) != 0 || le(end + 6, 2) != 0)
-        fail("the zip archive spans several disks; only single-file archives are read");
+    if (load_le(end + 4, 2) != 0 || load_le(end + 6, 2) != 0)
+        fail_input("the zip archive spans several disks; only single-file archives are read");
     EndRecord record;
     record.position = at;
-    record.entries = le(end + 10, 2);
-    record.directory_size = le(end + 12, 4);
-    record.directory_offset = le(end + 16, 4);
-    if (at >= kZip64LocatorSize && le(end - kZip64LocatorSize, 4) == kZip64LocatorSignature) {
+    record.entries = load_le(end + 10, 2);
+    record.directory_size = load_le(end + 12, 4);
+    record.directory_offset = load_le(end + 16, 4);
+    if (at >= kZip64LocatorSize && load_le(end - kZip64LocatorSize, 4) == kZip64LocatorSignature) {
         const std::byte* locator = end - kZip64LocatorSize;
-        const std::uint64_t offset = le(locator + 8, 8);
+        const std::uint64_t offset = load_le(locator + 8, 8);
         // The record sits right before the locator; its recorded offset may be shifted by data
         // in front of the archive, so its place is taken from the locator's.
         const std::uint64_t place = at - kZip64LocatorSize;
         if (place < kZip64EndSize || offset > place)
-            fail("the zip archive's zip64 end record is outside the file (the archive is truncated or corrupt)");
+            fail_input("the zip archive's zip64 end record is outside the file (the archive is truncated or corrupt)");
         const std::byte* end64 = file + place - kZip64EndSize;
-        if (le(end64, 4) != kZip64EndSignature)
-            fail("the zip archive's zip64 locator does not point at a zip64 end record (corrupt archive)");
-        if (le(end64 + 16, 4) != 0 || le(end64 + 20, 4) != 0)
-            fail("the zip archive spans several disks; only single-file archives are read");
+        if (load_le(end64, 4) != kZip64EndSignature)
+            fail_input("the zip archive's zip64 locator does not point at a zip64 end record (corrupt archive)");
+        if (load_le(end64 + 16, 4) != 0 || load_le(end64 + 20, 4) != 0)
+            fail_input("the zip archive spans several disks; only single-file archives are read");
         record.position = place - kZip64EndSize;
-        record.entries = le(end64 + 32, 8);
-        record.directory_size = le(end64 + 40, 8);
-        record.directory_offset = le(end64 + 48, 8);
+        record.entries = load_le(end64 + 32, 8);
+        record.directory_size = load_le(end64 + 40, 8);
+        record.directory_offset = load_le(end64 + 48, 8);
         record.zip64 = true;
     }
     return record;
@@ -135,16 +120,17 @@ void apply_zip64_extra(Entry& entry, const std::byte* extra, std::size_t extra_s
                        bool need_compressed, bool need_offset) {
     std::size_t at = 0;
     while (at + 4 <= extra_size) {
-        const auto id = le(extra + at, 2);
-        const auto length = static_cast<std::size_t>(le(extra + at + 2, 2));
+        const auto id = load_le(extra + at, 2);
+        const auto length = static_cast<std::size_t>(load_le(extra + at + 2, 2));
         if (at + 4 + length > extra_size) break;
         if (id == 0x0001) {
             const std::byte* field = extra + at + 4;
             std::size_t used = 0;
             const auto next = [&](std::uint64_t& value) {
                 if (used + 8 > length)
-                    fail("the zip entry " + name_repr(entry.name) + " has a zip64 extra field too short for its sizes");
-                value = le(field + used, 8);
+                    fail_input("the zip entry " + name_repr(entry.name) +
+                               " has a zip64 extra field too short for its sizes");
+                value = load_le(field + used, 8);
                 used += 8;
             };
             if (need_uncompressed) next(entry.uncompressed_size);
@@ -155,7 +141,7 @@ void apply_zip64_extra(Entry& entry, const std::byte* extra, std::size_t extra_s
         at += 4 + length;
     }
     if (need_uncompressed || need_compressed || need_offset)
-        fail("the zip entry " + name_repr(entry.name) + " lacks the zip64 extra field its sizes need");
+        fail_input("the zip entry " + name_repr(entry.name) + " lacks the zip64 extra field its sizes need");
 }
 
 }  // namespace
@@ -163,14 +149,15 @@ void apply_zip64_extra(Entry& entry, const std::byte* extra, std::size_t extra_s
 std::vector<Entry> read_directory(const std::byte* file, std::size_t size) {
     const EndRecord end = find_end_record(file, size);
     if (end.directory_size > end.position || end.directory_offset > end.position - end.directory_size)
-        fail("the zip archive's central directory (" + std::to_string(end.directory_size) + " bytes at offset " +
-             std::to_string(end.directory_offset) + ") lies outside the file: the archive is truncated or corrupt");
+        fail_input("the zip archive's central directory (" + std::to_string(end.directory_size) + " bytes at offset " +
+                   std::to_string(end.directory_offset) +
+                   ") lies outside the file: the archive is truncated or corrupt");
     // Bytes in front of the archive shift every offset; zipfile calls them "concat".
     const std::uint64_t shift = end.position - end.directory_size - end.directory_offset;
     const std::uint64_t start = end.directory_offset + shift;
     if (end.entries > end.directory_size / kCentralSize)
-        fail("the zip archive claims " + std::to_string(end.entries) + " entries, more than its " +
-             std::to_string(end.directory_size) + "-byte central directory can hold");
+        fail_input("the zip archive claims " + std::to_string(end.entries) + " entries, more than its " +
+                   std::to_string(end.directory_size) + "-byte central directory can hold");
 
     std::vector<Entry> entries;
     entries.reserve(static_cast<std::size_t>(end.entries));
@@ -178,30 +165,32 @@ std::vector<Entry> read_directory(const std::byte* file, std::size_t size) {
     const std::uint64_t stop = start + end.directory_size;
     for (std::uint64_t index = 0; index < end.entries; ++index) {
         const std::string where = "zip central directory entry " + std::to_string(index + 1);
-        if (stop - at < kCentralSize) fail("the " + where + " is cut short (corrupt archive)");
+        if (stop - at < kCentralSize) fail_input("the " + where + " is cut short (corrupt archive)");
         const std::byte* p = file + at;
-        if (le(p, 4) != kCentralSignature)
-            fail("the " + where + " has no signature at offset " + std::to_string(at) + " (corrupt archive)");
+        if (load_le(p, 4) != kCentralSignature)
+            fail_input("the " + where + " has no signature at offset " + std::to_string(at) + " (corrupt archive)");
         Entry entry;
-        entry.flags = static_cast<std::uint16_t>(le(p + 8, 2));
-        entry.method = static_cast<std::uint16_t>(le(p + 10, 2));
-        entry.crc32 = static_cast<std::uint32_t>(le(p + 16, 4));
-        entry.compressed_size = le(p + 20, 4);
-        entry.uncompressed_size = le(p + 24, 4);
-        const std::size_t name_size = le(p + 28, 2), extra_size = le(p + 30, 2), comment_size = le(p + 32, 2);
-        entry.local_header_offset = le(p + 42, 4);
+        entry.flags = static_cast<std::uint16_t>(load_le(p + 8, 2));
+        entry.method = static_cast<std::uint16_t>(load_le(p + 10, 2));
+        entry.crc32 = static_cast<std::uint32_t>(load_le(p + 16, 4));
+        entry.compressed_size = load_le(p + 20, 4);
+        entry.uncompressed_size = load_le(p + 24, 4);
+        const std::size_t name_size = load_le(p + 28, 2), extra_size = load_le(p + 30, 2), comment_size = load_le(p + 32, 2);
+        entry.local_header_offset = load_le(p + 42, 4);
         if (stop - at - kCentralSize < name_size + extra_size + comment_size)
-            fail("the " + where + " is cut short (corrupt archive)");
+            fail_input("the " + where + " is cut short (corrupt archive)");
         std::string_view raw_name(reinterpret_cast<const char*>(p + kCentralSize), name_size);
         // Python's zipfile ends a name at its first NUL byte, so np.load knows "a\0b.npy" as "a".
         raw_name = raw_name.substr(0, raw_name.find('\0'));
         entry.name = entry.flags & 0x0800 ? std::string(raw_name) : cp437_to_utf8(raw_name);
         apply_zip64_extra(entry, p + kCentralSize + name_size, extra_size, entry.uncompressed_size == 0xFFFFFFFF,
                           entry.compressed_size == 0xFFFFFFFF, entry.local_header_offset == 0xFFFFFFFF);
-        if (le(p + 34, 2) != 0 && le(p + 34, 2) != 0xFFFF)
-            fail("the zip entry " + name_repr(entry.name) + " starts on another disk; only single-file archives are read");
+        if (load_le(p + 34, 2) != 0 && load_le(p + 34, 2) != 0xFFFF)
+            fail_input("the zip entry " + name_repr(entry.name) +
+                       " starts on another disk; only single-file archives are read");
         if (entry.local_header_offset > size - shift)
-            fail("the zip entry " + name_repr(entry.name) + " starts past the end of the file (the archive is truncated)");
+            fail_input("the zip entry " + name_repr(entry.name) +
+                       " starts past the end of the file (the archive is truncated)");
         entry.local_header_offset += shift;
         entries.push_back(std::move(entry));
         at += kCentralSize + name_size + extra_size + comment_size;
@@ -212,16 +201,17 @@ std::vector<Entry> read_directory(const std::byte* file, std::size_t size) {
 std::uint64_t data_offset(const std::byte* file, std::size_t size, const Entry& entry) {
     const std::uint64_t at = entry.local_header_offset;
     if (at > size || size - at < kLocalSize)
-        fail("the zip entry " + name_repr(entry.name) + ": its local header is cut short (the archive is truncated)");
+        fail_input("the zip entry " + name_repr(entry.name) +
+                   ": its local header is cut short (the archive is truncated)");
     const std::byte* p = file + at;
-    if (le(p, 4) != kLocalSignature)
-        fail("the zip entry " + name_repr(entry.name) + ": no local header at offset " + std::to_string(at) +
-             " (corrupt archive)");
-    const std::uint64_t begin = at + kLocalSize + le(p + 26, 2) + le(p + 28, 2);
+    if (load_le(p, 4) != kLocalSignature)
+        fail_input("the zip entry " + name_repr(entry.name) + ": no local header at offset " + std::to_string(at) +
+                   " (corrupt archive)");
+    const std::uint64_t begin = at + kLocalSize + load_le(p + 26, 2) + load_le(p + 28, 2);
     if (begin > size || size - begin < entry.compressed_size)
-        fail("the zip entry " + name_repr(entry.name) + " needs " + std::to_string(entry.compressed_size) +
-             " bytes from offset " + std::to_string(begin) + ", past the end of the " + std::to_string(size) +
-             "-byte file (the archive is truncated)");
+        fail_input("the zip entry " + name_repr(entry.name) + " needs " + std::to_string(entry.compressed_size) +
+                   " bytes from offset " + std::to_string(begin) + ", past the end of the " + std::to_string(size) +
+                   "-byte file (the archive is truncated)");
     return begin;
 }
 

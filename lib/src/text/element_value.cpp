@@ -18,8 +18,7 @@ namespace tslice {
 
 [[noreturn]] void unprintable(const DType& dtype) {
     const std::string name = dtype.type_string.empty() ? dtype.descr : dtype.type_string;
-    throw Error(ErrorKind::Usage,
-                "printing " + name + " values is not supported; write the result with -o FILE");
+    fail_usage("printing " + name + " values is not supported; write the result with -o FILE");
 }
 
 // Elements are assembled little-end first below, as on the x86-64 hosts tslice targets
@@ -126,9 +125,9 @@ std::u32string load_code_points(const std::byte* p, const DType& dtype) {
     while (!text.empty() && text.back() == U'\0') text.pop_back();
     for (char32_t c : text)
         if (c > 0x10FFFF)
-            throw Error(ErrorKind::Input, "a string holds the code point " + std::to_string(c) +
-                                              ", which is beyond Unicode's range (at most 1114111, U+10FFFF); numpy "
-                                              "cannot read it either");
+            fail_input("a string holds the code point " + std::to_string(c) +
+                       ", which is beyond Unicode's range (at most 1114111, U+10FFFF); numpy "
+                       "cannot read it either");
     return text;
 }
 

@@ -19,7 +19,7 @@ std::string format_narrow_float_array(const std::byte* data, const View& view, c
                                       const PrintOptions& options) {
     const std::string& name = type.safetensors_only;
     if (name != "BF16" && name != "F8_E4M3" && name != "F8_E5M2" && name != "F8_E8M0")
-        throw Error(ErrorKind::Usage, "cannot print elements of type " + type.name());
+        fail_usage("cannot print elements of type " + type.name());
     const std::int64_t total = view.element_count();
     const std::size_t itemsize = type.itemsize();
     constexpr std::int64_t kChunk = 1 << 18;

@@ -9,12 +9,10 @@
 #include <string>
 #include <string_view>
 
+#include "base/utf8.hpp"
+
 namespace tslice {
 
-void append_utf8(std::string& out, char32_t code_point);
-// Decodes one code point at `i` and advances past it. Returns nullopt (leaving `i`) for a
-// malformed, overlong or surrogate sequence, so callers can both validate and decode.
-std::optional<char32_t> next_utf8(std::string_view text, std::size_t& i);
 std::string latin1_to_utf8(std::string_view bytes);
 // The Latin-1 bytes of a UTF-8 string, or nullopt if a character is beyond U+00FF.
 std::optional<std::string> utf8_to_latin1(std::string_view text);

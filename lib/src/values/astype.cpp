@@ -86,7 +86,7 @@ ElementType parse_astype(std::string_view name) {
     if (!entry) {
         const std::string what = other_numpy_type(name) ? "--astype converts numbers only, not " + std::string(name)
                                                         : "--astype: unknown dtype '" + std::string(name) + "'";
-        throw Error(ErrorKind::Usage, what + "; the types are " + astype_names());
+        fail_usage(what + "; the types are " + astype_names());
     }
     ElementType type;
     const std::string code(entry->code);

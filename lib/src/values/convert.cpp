@@ -267,9 +267,8 @@ Conversion::Conversion(const ElementType& from, const ElementType& to) {
     const int f = code_of(from), t = code_of(to);
     if (f < 0 || t < 0) {
         const ElementType& bad = f < 0 ? from : to;
-        throw Error(ErrorKind::Usage, "--astype cannot convert " + std::string(f < 0 ? "from " : "to ") + bad.name() +
-                                          ": only bool, integers, floats, complex, bfloat16 and float8 convert (" +
-                                          astype_names() + ")");
+        fail_usage("--astype cannot convert " + std::string(f < 0 ? "from " : "to ") + bad.name() +
+                   ": only bool, integers, floats, complex, bfloat16 and float8 convert (" + astype_names() + ")");
     }
     from_size_ = from.itemsize();
     to_size_ = to.itemsize();

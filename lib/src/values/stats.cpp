@@ -302,10 +302,10 @@ void check_stats_type(const ElementType& type, const std::optional<ElementType>&
         (void)check;
     }
     if (!convertible(shown) || shown.dtype.kind == 'c')
-        throw Error(ErrorKind::Usage, "--stats takes bool, integers, floats, bfloat16 and float8, not " + shown.name() +
-                                          (shown.dtype.kind == 'c' ? " (take the real or imaginary part with "
-                                                                     "--astype, which keeps the real part)"
-                                                                   : ""));
+        fail_usage("--stats takes bool, integers, floats, bfloat16 and float8, not " + shown.name() +
+                   (shown.dtype.kind == 'c' ? " (take the real or imaginary part with "
+                                              "--astype, which keeps the real part)"
+                                            : ""));
 }
 
 ArrayStats compute_stats(const std::byte* data, const View& view, const ElementType& type,

@@ -27,11 +27,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
-
 void write_file(const fs::path& path, const void* bytes, std::size_t size, bool sync) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) fail("cannot create " + path.string() + ": " + std::strerror(errno));
+    if (fd < 0) fail_input("cannot create " + path.string() + ": " + std::strerror(errno));
     const auto* at = static_cast<const char*>(bytes);
     while (size > 0) {
         const ssize_t wrote = ::write(fd, at, size);
@@ -39,12 +37,13 @@ void write_file(const fs::path& path, const void* bytes, std::size_t size, bool 
         if (wrote < 0) {
             const int error = errno;
             ::close(fd);
-            fail("cannot write " + path.string() + ": " + std::strerror(error));
+            fail_input("cannot write " + path.string() + ": " + std::strerror(error));
         }
         at += wrote;
         size -= static_cast<std::size_t>(wrote);
     }
-    if ((sync && ::fsync(fd) != 0) || ::close(fd) != 0) fail("cannot write " + path.string() + ": " + std::strerror(errno));
+    if ((sync && ::fsync(fd) != 0) || ::close(fd) != 0)
+        fail_input("cannot write " + path.string() + ": " + std::strerror(errno));
 }
 
 void sync_directory(const fs::path& path) {
@@ -66,7 +65,7 @@ public:
         const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
         std::string pattern = (parent / ("." + target.filename().string() + ".tslice-XXXXXX")).string();
         if (!::mkdtemp(pattern.data()))
-            throw Error(ErrorKind::Input, "cannot create a directory beside " + target.string() + ": " + std::strerror(errno));
+            fail_input("cannot create a directory beside " + target.string() + ": " + std::strerror(errno));
         path_ = pattern;
         if (pattern.size() < sizeof g_store_path) {
             std::memcpy(g_store_path, pattern.c_str(), pattern.size() + 1);
@@ -109,7 +108,7 @@ ZarrCompressor compressor_named(const std::string& name) {
         compressor.id = ZarrCompressor::Id::Zlib;
         compressor.level = 1;
     } else if (name != "none") {
-        throw Error(ErrorKind::Usage, "--compressor " + name + ": tslice writes zstd, blosc, zlib or none");
+        fail_usage("--compressor " + name + ": tslice writes zstd, blosc, zlib or none");
     }
     return compressor;
 }
@@ -195,8 +194,8 @@ std::vector<std::int64_t> parse_zarr_chunks(const std::string& text) {
             used = 0;
         }
         if (part.empty() || used != part.size() || value < 1)
-            throw Error(ErrorKind::Usage, "--chunks " + text + ": '" + part +
-                                              "' is not a positive integer (give one length per axis: 64,256,256)");
+            fail_usage("--chunks " + text + ": '" + part +
+                       "' is not a positive integer (give one length per axis: 64,256,256)");
         chunks.push_back(value);
         at = comma + 1;
     }
@@ -206,16 +205,17 @@ std::vector<std::int64_t> parse_zarr_chunks(const std::string& text) {
 void check_zarr_output(const ElementType& type, const std::vector<std::int64_t>& shape, const ZarrOptions& options) {
     compressor_named(options.compressor);
     if (!type.safetensors_only.empty())
-        throw Error(ErrorKind::Usage, "Zarr has no dtype for " + type.name() + "; write it with --format safetensors");
+        fail_usage("Zarr has no dtype for " + type.name() + "; write it with --format safetensors");
     if (type.dtype.packed_itemsize)
-        throw Error(ErrorKind::Usage, "a selection of some fields cannot be written to Zarr; select them into a .npy "
-                                      "first, or select every field");
+        fail_usage(
+            "a selection of some fields cannot be written to Zarr; select them into a .npy "
+            "first, or select every field");
     if (!packed(type.dtype))
-        throw Error(ErrorKind::Usage, "the structured dtype " + type.dtype.descr +
-                                          " has padding or unnamed fields, which a Zarr v2 dtype cannot describe");
+        fail_usage("the structured dtype " + type.dtype.descr +
+                   " has padding or unnamed fields, which a Zarr v2 dtype cannot describe");
     if (!options.chunks.empty() && options.chunks.size() != shape.size())
-        throw Error(ErrorKind::Usage, "--chunks gives " + std::to_string(options.chunks.size()) + " lengths for a result of " +
-                                          std::to_string(shape.size()) + " axes " + format_shape(shape));
+        fail_usage("--chunks gives " + std::to_string(options.chunks.size()) + " lengths for a result of " +
+                   std::to_string(shape.size()) + " axes " + format_shape(shape));
 }
 
 void write_zarr(const std::string& path, const std::byte* data, const View& view, const ElementType& type,
@@ -226,8 +226,9 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
                                 : fs::path(path);
     std::error_code error;
     if (fs::exists(fs::symlink_status(target, error)) && !is_zarr_store(target))
-        throw Error(ErrorKind::Usage, path + " exists and is not a Zarr store: tslice replaces only a Zarr store "
-                                             "(a directory with .zarray or .zgroup); remove it, or choose another path");
+        fail_usage(path +
+                   " exists and is not a Zarr store: tslice replaces only a Zarr store "
+                   "(a directory with .zarray or .zgroup); remove it, or choose another path");
     ZarrArrayMeta meta;
     meta.shape = view.shape;
     meta.chunks = options.chunks.empty() ? zarr_chunks(view.shape, view.itemsize) : options.chunks;
@@ -339,9 +340,9 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
     // Into place: over nothing, or exchanged with the old store, which is then removed.
     if (::renameat2(AT_FDCWD, store.path().c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) != 0) {
         if (errno != EEXIST && errno != ENOTEMPTY)
-            fail("cannot move the new store into place as " + path + ": " + std::strerror(errno));
+            fail_input("cannot move the new store into place as " + path + ": " + std::strerror(errno));
         if (::renameat2(AT_FDCWD, store.path().c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) != 0)
-            fail("cannot replace the store " + path + ": " + std::strerror(errno));
+            fail_input("cannot replace the store " + path + ": " + std::strerror(errno));
         // The old store now has the temporary name: the destructor removes it.
     } else {
         store.release();

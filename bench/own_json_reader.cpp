@@ -1,22 +1,16 @@
-#include "parse/json_reader.hpp"
+#include "own_json_reader.hpp"
 
 #include <cmath>
 #include <cstdlib>
 
-#include "text/python_text.hpp"
+#include "base/hex.hpp"
+#include "base/utf8.hpp"
 
 namespace tslice::json {
 
 namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 }  // namespace
 
@@ -95,7 +89,7 @@ void Reader::read_string(std::string* out) {
                 const auto code_unit = [&]() -> std::uint32_t {
                     std::uint32_t value = 0;
                     for (int k = 0; k < 4; ++k, ++pos_) {
-                        const int digit = pos_ < text_.size() ? hex_value(text_[pos_]) : -1;
+                        const int digit = pos_ < text_.size() ? hex_digit(text_[pos_]) : -1;
                         if (digit < 0) fail("\\u must be followed by four hexadecimal digits");
                         value = value * 16 + static_cast<std::uint32_t>(digit);
                     }

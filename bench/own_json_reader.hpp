@@ -1,11 +1,7 @@
-// A strict JSON reader (RFC 8259) that walks a text in place, value by value, for headers
-// read on every run: a safetensors header lists thousands of tensors.
-//
-// Why our own and not nlohmann's parser (which reads the op specs, json_tree.cpp): its DOM,
-// and even its SAX events, allocate for every token, and on a checkpoint of 400 tensors the
-// allocations and the page faults of the heap they grow were most of what `--list` cost
-// beyond starting the process. This reader allocates only the strings it is asked to decode
-// and gives the text of any value it skips, so an error can quote what the file says.
+// The strict JSON reader (RFC 8259) that read safetensors headers until they went through the
+// one JSON reading path (lib/src/base/json_sax.hpp, nlohmann's SAX parser): kept here as the
+// A/B's other contender (json_header_bench.cpp), so that the choice can be measured again.
+// It walks a text in place, value by value, allocating only the strings it is asked to decode.
 #pragma once
 
 #include <cstddef>

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 
 namespace tslice_cli {
 

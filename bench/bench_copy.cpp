@@ -51,7 +51,7 @@
 #include "tslice/error.hpp"
 #include "tslice/gather.hpp"
 #include "tslice/npy.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 #include "tslice/plan.hpp"
 
 namespace {

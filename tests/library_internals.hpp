@@ -23,7 +23,7 @@
 #include "base/json_sax.hpp"
 #include "copy/kernels.hpp"
 #include "write/output_file.hpp"
-#include "text/python_text.hpp"
+#include "base/python_text.hpp"
 #include "read/row_reads.hpp"
 #include "read/scattered_gather.hpp"
 #include "values/stats_kernels.hpp"

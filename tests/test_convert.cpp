@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "values/half_float.hpp"
+#include "base/half_float.hpp"
 #include "values/narrow_floats.hpp"
 #include "tslice/convert.hpp"
 #include "tslice/error.hpp"

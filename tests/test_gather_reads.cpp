@@ -13,7 +13,7 @@
 #include "fake_pages.hpp"
 #include "library_internals.hpp"
 #include "tslice/copy.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 
 using namespace tslice;
 using namespace gather_fixture;

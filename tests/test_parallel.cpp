@@ -7,7 +7,7 @@
 
 #include "tslice/copy.hpp"
 #include "tslice/expr.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 #include "tslice/plan.hpp"
 
 using namespace tslice;

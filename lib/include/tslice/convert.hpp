@@ -3,7 +3,7 @@
 // the float8 types (ml_dtypes' rules; see lib/src/narrow_floats.hpp).
 //
 // Conversion happens as the copy goes: the write stage converts each chunk of the result on
-// its way to the output (write_view_converted), so the unconverted result is never held.
+// its way to the output (write_view_converted, write.hpp), so the unconverted result is never held.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +14,6 @@
 
 #include "tslice/container.hpp"
 #include "tslice/view.hpp"
-#include "tslice/write.hpp"
 
 namespace tslice {
 
@@ -58,13 +57,6 @@ private:
     // Or a table kept for the whole run (float32 to float8, built at its first use).
     const void* shared_table_ = nullptr;
 };
-
-// write_view with every element converted: the elements `view` selects from `data` (of
-// `conversion`'s source type), converted into its target type, framed. A chunk at a time, on
-// options.threads threads, releasing the input's pages as it goes.
-void write_view_converted(const std::string& path, const OutputFraming& framing, const std::byte* data,
-                          const View& view, const InputPages& pages, const WriteOptions& options,
-                          const Conversion& conversion);
 
 // The elements `view` selects from `data`, converted, in C order: for printing and for the
 // text formats, which need the values at hand.

@@ -64,4 +64,11 @@ std::string active_kernel_set();
 // a set that is not available.
 void force_kernel_set(std::string_view name);
 
+class WorkerPool;  // tslice/threads.hpp
+
+// copy_view over elements [first, first + count), split into one part per worker when the
+// range is large enough (at least ~1 MiB a part) for threads to pay off.
+void copy_view_parallel(WorkerPool& pool, const std::byte* src, const View& view, std::byte* dst,
+                        std::int64_t first, std::int64_t count, InputMemory memory = InputMemory::Resident);
+
 }  // namespace tslice

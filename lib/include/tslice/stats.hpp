@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "tslice/container.hpp"
+#include "tslice/source.hpp"
 #include "tslice/view.hpp"
-#include "tslice/write.hpp"
 
 namespace tslice {
 

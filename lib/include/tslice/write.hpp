@@ -83,6 +83,15 @@ void write_text(const std::string& path, const TextSource& next, const WriteOpti
 void write_view(const std::string& path, const OutputFraming& framing, const std::byte* data, const View& view,
                 const InputPages& pages, const WriteOptions& options);
 
+class Conversion;  // tslice/convert.hpp
+
+// write_view with every element converted: the elements `view` selects from `data` (of
+// `conversion`'s source type), converted into its target type, framed. A chunk at a time, on
+// options.threads threads, releasing the input's pages as it goes.
+void write_view_converted(const std::string& path, const OutputFraming& framing, const std::byte* data,
+                          const View& view, const InputPages& pages, const WriteOptions& options,
+                          const Conversion& conversion);
+
 // Unlinks the temporary file being written, if any, so an interrupted run leaves nothing
 // behind. Async-signal-safe: meant for a SIGINT/SIGTERM handler, which then ends the process.
 void remove_pending_temporary() noexcept;

@@ -12,7 +12,7 @@
 #include <system_error>
 #include <utility>
 
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 
 namespace tslice {
 

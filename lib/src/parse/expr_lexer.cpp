@@ -8,7 +8,7 @@
 
 #include "base/hex.hpp"
 #include "source/py_literal.hpp"
-#include "text/python_text.hpp"
+#include "base/python_text.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice::detail {

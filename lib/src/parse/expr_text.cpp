@@ -1,7 +1,7 @@
 // Index expressions written back (to_string) and the questions planners ask of them.
 #include <algorithm>
 
-#include "text/python_text.hpp"
+#include "base/python_text.hpp"
 #include "tslice/expr.hpp"
 
 namespace tslice {

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "text/python_text.hpp"
+#include "base/python_text.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice {

@@ -11,7 +11,7 @@
 
 #include "read/scattered_gather.hpp"
 #include "read/read_sizes.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 #include "tslice/view.hpp"
 #include "tslice/source.hpp"
 

@@ -12,7 +12,7 @@
 #include <cstdlib>
 
 #include "read/folio_probe.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 
 namespace tslice {
 

@@ -24,7 +24,7 @@
 #include "read/input_paging.hpp"
 #include "read/read_sizes.hpp"
 #include "tslice/npy.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 #include "tslice/source.hpp"
 #include "tslice/view.hpp"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "read/read_sizes.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 #include "tslice/view.hpp"
 #include "tslice/source.hpp"
 

@@ -15,7 +15,7 @@
 
 #include "read/row_reads.hpp"
 #include "read/read_sizes.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 #include "tslice/view.hpp"
 #include "tslice/source.hpp"
 

@@ -5,7 +5,7 @@
 #include "tslice/convert.hpp"
 #include "tslice/error.hpp"
 #include "tslice/npy.hpp"
-#include "text/python_text.hpp"
+#include "base/python_text.hpp"
 
 namespace tslice {
 

@@ -8,7 +8,7 @@
 #include <numeric>
 
 #include "tslice/container.hpp"
-#include "text/python_text.hpp"
+#include "base/python_text.hpp"
 #include "tslice/error.hpp"
 #include "tslice/view.hpp"
 

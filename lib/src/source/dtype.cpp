@@ -10,7 +10,7 @@
 #include <unordered_set>
 
 #include "source/py_literal.hpp"
-#include "text/python_text.hpp"
+#include "base/python_text.hpp"
 #include "tslice/error.hpp"
 #include "tslice/view.hpp"
 

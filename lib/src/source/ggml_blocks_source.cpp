@@ -8,7 +8,7 @@
 
 #include "tslice/error.hpp"
 #include "tslice/gguf.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 #include "tslice/source.hpp"
 
 namespace tslice {

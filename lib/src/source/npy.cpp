@@ -1,7 +1,7 @@
 // Opening a .npy file: mapped in place (never read whole), or standard input read into memory;
 // the header as npy_header.cpp parses it, and a check that the data the header promises is there.
 #include "tslice/npy.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -14,7 +14,7 @@
 #include "base/bytes.hpp"
 #include "source/dtype.hpp"
 #include "source/py_literal.hpp"
-#include "text/python_text.hpp"
+#include "base/python_text.hpp"
 #include "tslice/error.hpp"
 #include "tslice/npy.hpp"
 

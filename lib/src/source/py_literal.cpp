@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "base/hex.hpp"
-#include "text/python_text.hpp"
+#include "base/python_text.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice {

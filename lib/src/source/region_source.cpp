@@ -10,7 +10,7 @@
 
 #include "source/region_sources.hpp"
 #include "tslice/error.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 #include "tslice/source.hpp"
 
 namespace tslice {

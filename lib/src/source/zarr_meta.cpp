@@ -1,7 +1,7 @@
 // .zarray: Zarr v2's array metadata, a JSON object (zarr-specs, "v2").
 #include "source/zarr_meta.hpp"
 
-#include "values/half_float.hpp"
+#include "base/half_float.hpp"
 
 #include <nlohmann/json.hpp>
 

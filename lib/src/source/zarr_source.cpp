@@ -14,7 +14,7 @@
 
 #include "source/region_sources.hpp"
 #include "tslice/error.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 #include "source/zarr_meta.hpp"
 
 namespace tslice {

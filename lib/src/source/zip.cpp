@@ -17,7 +17,7 @@
 
 #include "base/bytes.hpp"
 #include "base/utf8.hpp"
-#include "text/python_text.hpp"
+#include "base/python_text.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice::zip {

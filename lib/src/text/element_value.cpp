@@ -2,7 +2,7 @@
 // integers as 128-bit integers, floats as long doubles, strings as code points.
 #include "text/element_value.hpp"
 
-#include "values/half_float.hpp"
+#include "base/half_float.hpp"
 #include "values/narrow_floats.hpp"
 
 #include <algorithm>

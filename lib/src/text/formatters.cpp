@@ -13,7 +13,7 @@
 #include "text/datetime_text.hpp"
 #include "text/dragon4.hpp"
 #include "text/element_value.hpp"
-#include "text/python_text.hpp"
+#include "base/python_text.hpp"
 
 namespace tslice {
 namespace {

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "read/result_reader.hpp"
-#include "text/python_text.hpp"
+#include "base/python_text.hpp"
 #include "text/value_writer.hpp"
 #include "write/output_file.hpp"
 #include "tslice/error.hpp"

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "text/datetime_text.hpp"
-#include "text/python_text.hpp"
+#include "base/python_text.hpp"
 #include "tslice/error.hpp"
 
 namespace tslice {

@@ -15,7 +15,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "values/half_float.hpp"
+#include "base/half_float.hpp"
 #include "values/convert_kernels.hpp"
 #include "values/narrow_floats.hpp"
 #include "tslice/error.hpp"

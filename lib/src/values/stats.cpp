@@ -22,7 +22,7 @@
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/npy.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 
 namespace tslice {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 
 namespace tslice {
 

@@ -13,7 +13,8 @@
 #include "write/write_into.hpp"
 #include "tslice/convert.hpp"
 #include "tslice/error.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/write.hpp"
+#include "tslice/threads.hpp"
 
 namespace tslice {
 namespace {

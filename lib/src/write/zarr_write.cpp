@@ -18,7 +18,7 @@
 
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 #include "source/zarr_codecs.hpp"
 #include "source/zarr_meta.hpp"
 

@@ -15,9 +15,6 @@
 #include <thread>
 #include <vector>
 
-#include "tslice/copy.hpp"
-#include "tslice/view.hpp"
-
 namespace tslice {
 
 // While one lives, the calling thread blocks the asynchronous signals (all but the ones a
@@ -79,10 +76,5 @@ unsigned default_thread_count();
 // The CPUs a cgroup v2 `cpu.max` text ("QUOTA PERIOD" or "max PERIOD") allows, rounded up;
 // nullopt where it sets no quota or does not parse.
 std::optional<unsigned> cpu_quota_threads(std::string_view cpu_max);
-
-// copy_view over elements [first, first + count), split into one part per worker when the
-// range is large enough (at least ~1 MiB a part) for threads to pay off.
-void copy_view_parallel(WorkerPool& pool, const std::byte* src, const View& view, std::byte* dst,
-                        std::int64_t first, std::int64_t count, InputMemory memory = InputMemory::Resident);
 
 }  // namespace tslice

@@ -1,6 +1,6 @@
 // The copy split over the pool (the pool itself, like every thread tslice starts, is the
 // ground floor's: base/threads.cpp).
-#include "tslice/parallel.hpp"
+#include "tslice/threads.hpp"
 
 #include <algorithm>
 

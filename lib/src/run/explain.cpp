@@ -1,4 +1,4 @@
-#include "text/python_text.hpp"
+#include "base/python_text.hpp"
 #include "read/row_reads.hpp"
 #include "read/read_sizes.hpp"
 #include "tslice/copy.hpp"

@@ -1,7 +1,7 @@
 // Text as Python writes it: UTF-8 and Latin-1, the repr() of str and bytes, and
 // str.isprintable(). One implementation for the .npy header (a Python literal) and the
 // printer (numpy's str of an array, whose strings are shown by Python's repr).
-#include "text/python_text.hpp"
+#include "base/python_text.hpp"
 
 #include <algorithm>
 #include <iterator>

@@ -48,6 +48,47 @@ TEST_CASE("base: load_le reads little-endian fields of any width and alignment")
     CHECK(load_le(bytes + 7, 2) == 0x8807u);  // the top byte's high bit is not a sign
 }
 
+TEST_CASE("base: store_le writes what load_le reads, byte by byte, at any alignment") {
+    unsigned char raw[10] = {};
+    auto* bytes = reinterpret_cast<std::byte*>(raw);
+    // The byte order itself, not only a round trip: least significant byte first.
+    store_le<std::uint32_t>(bytes + 1, 0x04030201u);
+    CHECK(raw[0] == 0);
+    CHECK(raw[1] == 0x01);
+    CHECK(raw[2] == 0x02);
+    CHECK(raw[3] == 0x03);
+    CHECK(raw[4] == 0x04);
+    CHECK(raw[5] == 0);
+    store_le<std::uint64_t>(bytes + 1, 0x8807060504030201ull);
+    CHECK(load_le<std::uint64_t>(bytes + 1) == 0x8807060504030201ull);
+    CHECK(raw[8] == 0x88);
+    store_le<std::uint16_t>(bytes + 3, 0xBEEF);
+    CHECK(load_le<std::uint16_t>(bytes + 3) == 0xBEEF);
+    CHECK(raw[3] == 0xEF);
+    // A width the caller gives: only that many bytes change, and the value's higher bytes are
+    // dropped, as a narrower field holds only the low ones.
+    raw[4] = 0x55;
+    store_le(bytes + 1, 0x0000'0000'00AB'CDEFull, 3);
+    CHECK(load_le(bytes + 1, 3) == 0xABCDEFu);
+    CHECK(raw[4] == 0x55);
+    store_le(bytes + 1, 0x1122'3344'5566'7788ull, 2);
+    CHECK(load_le(bytes + 1, 2) == 0x7788u);
+    CHECK(raw[3] == 0xAB);
+    const std::uint64_t values[] = {0, 1, 0xFF, 0x100, 0xFFFF'FFFF, ~std::uint64_t{0}, 0x8000'0000'0000'0001};
+    for (const std::uint64_t value : values) {
+        store_le(bytes + 2, value, 8);
+        CHECK(load_le<std::uint64_t>(bytes + 2) == value);
+        store_le<std::uint64_t>(bytes + 1, value);
+        CHECK(load_le(bytes + 1, 8) == value);
+    }
+    // Appended to a header built as text, as the .npy, safetensors and zip writers do.
+    std::string out = "x";
+    append_le(out, 0x0A0B0C, 4);
+    CHECK(out == std::string("x\x0C\x0B\x0A\x00", 5));
+    append_le(out, 0x1234, 0);
+    CHECK(out.size() == 5);
+}
+
 TEST_CASE("base: hex_digit reads either case and refuses every other character") {
     CHECK(hex_digit('0') == 0);
     CHECK(hex_digit('9') == 9);

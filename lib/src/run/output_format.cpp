@@ -27,30 +27,27 @@ OutputFraming output_framing(OutputFormat format, const ElementType& type, const
     // A member name flagged UTF-8 that is not (a name read from a zip directory as it was)
     // makes an .npz that Python's zipfile cannot open; a safetensors header must be UTF-8 too.
     if (format == OutputFormat::Npz && name.find('\0') != std::string::npos)
-        throw Error(ErrorKind::Usage, "the array's name " + quoted_name(name) +
-                                          " holds a NUL byte, where Python's zipfile would end an .npz member's name; "
-                                          "write a .npy or a .safetensors instead");
+        fail_usage("the array's name " + quoted_name(name) +
+                       " holds a NUL byte, where Python's zipfile would end an .npz member's name; "
+                       "write a .npy or a .safetensors instead");
     if (format != OutputFormat::Npy && !valid_utf8(name))
-        throw Error(ErrorKind::Usage,
-                    "the array's name " + quoted_name(name) + " is not valid UTF-8, which " +
-                        (format == OutputFormat::Npz ? "an .npz member's name" : "a safetensors tensor's name") +
-                        " must be (Python's zipfile and safetensors could not read it); write a .npy instead");
+        fail_usage("the array's name " + quoted_name(name) + " is not valid UTF-8, which " +
+                       (format == OutputFormat::Npz ? "an .npz member's name" : "a safetensors tensor's name") +
+                       " must be (Python's zipfile and safetensors could not read it); write a .npy instead");
     std::uint64_t data_bytes = type.dtype.file_itemsize();
     for (const auto dim : shape) data_bytes *= static_cast<std::uint64_t>(dim);  // checked by the planner
     if (format == OutputFormat::Safetensors) {
         const std::optional<std::string> dtype = safetensors_name(type);
         if (!dtype)
-            throw Error(ErrorKind::Usage,
-                                "safetensors has no dtype for " + type.name() +
-                                    " (it holds booleans, integers, floats and complex64: BOOL, U8-U64, I8-I64, F16, "
-                                    "BF16, F32, F64, F8_E4M3, F8_E5M2, F8_E8M0, C64); write a .npy or .npz instead");
+            fail_usage("safetensors has no dtype for " + type.name() +
+                           " (it holds booleans, integers, floats and complex64: BOOL, U8-U64, I8-I64, F16, "
+                           "BF16, F32, F64, F8_E4M3, F8_E5M2, F8_E8M0, C64); write a .npy or .npz instead");
         return {safetensors_prefix(name, *dtype, shape, data_bytes, metadata), 0, {}};
     }
     if (!type.safetensors_only.empty())
-        throw Error(ErrorKind::Usage,
-                            "numpy has no dtype for " + type.name() + ", so it cannot be written to a " +
-                                (format == OutputFormat::Npz ? ".npz" : ".npy") +
-                                "; write it with --format safetensors (or -o NAME.safetensors)");
+        fail_usage("numpy has no dtype for " + type.name() + ", so it cannot be written to a " +
+                       (format == OutputFormat::Npz ? ".npz" : ".npy") +
+                       "; write it with --format safetensors (or -o NAME.safetensors)");
     const std::string header = make_npy_header(type.dtype, shape);
     if (format == OutputFormat::Npy) return {header, 0, {}};
     const std::string member = name + ".npy";

@@ -126,19 +126,19 @@ std::vector<ContainerEntry> container_entries(const RunRequest& request, OutputF
 // Error(Usage) for an output that cannot take what is chosen, before any indices file is read.
 void check_output(const RunRequest& request, OutputFormat format, std::size_t chosen) {
     if (chosen > 1 && !is_container(format))
-        throw Error(ErrorKind::Usage, std::to_string(chosen) +
-                                          " arrays are chosen: the output must be a container that holds each under "
-                                          "its name (-o NAME.npz or NAME.safetensors, or --format npz|safetensors)");
+        fail_usage(std::to_string(chosen) +
+                       " arrays are chosen: the output must be a container that holds each under "
+                       "its name (-o NAME.npz or NAME.safetensors, or --format npz|safetensors)");
     if (request.as_name && chosen > 1)
-        throw Error(ErrorKind::Usage, "--as names one result, but " + std::to_string(chosen) +
-                                          " arrays are chosen; each keeps its own name");
+        fail_usage("--as names one result, but " + std::to_string(chosen) +
+                       " arrays are chosen; each keeps its own name");
     if (request.update && !is_container(format))
-        throw Error(ErrorKind::Usage, "--update replaces or adds arrays in an .npz or .safetensors file; -o " +
-                                          request.output + " is neither (name it so, or give --format)");
+        fail_usage("--update replaces or adds arrays in an .npz or .safetensors file; -o " +
+                       request.output + " is neither (name it so, or give --format)");
     if (request.update && request.output == "-")
-        throw Error(ErrorKind::Usage, "--update rewrites a file; -o - is standard output");
+        fail_usage("--update rewrites a file; -o - is standard output");
     if (format == OutputFormat::Zarr && request.output == "-")
-        throw Error(ErrorKind::Usage, "a Zarr store is a directory: give -o DIR.zarr, not -o -");
+        fail_usage("a Zarr store is a directory: give -o DIR.zarr, not -o -");
 }
 
 // Each planned array as it is written: its type after --astype, and its name in a container
@@ -173,11 +173,10 @@ void check_nothing_lost(const RunRequest& request, OutputFormat format, const Pr
         lost += !same_kind || std::none_of(results.begin(), results.end(),
                                            [&](const Planned& planned) { return planned.name == *array.name; });
     if (lost > 0)
-        throw Error(ErrorKind::Usage,
-                    "-o " + request.output + " is the input, which holds " + std::to_string(arrays.size()) +
-                        " arrays: writing the result" + (results.size() > 1 ? "s" : "") + " over it would lose " +
-                        std::to_string(lost) + " of them; the file is left as it is. Add --update to replace or "
-                        "add the result" + (results.size() > 1 ? "s" : "") + " and keep every other array");
+        fail_usage("-o " + request.output + " is the input, which holds " + std::to_string(arrays.size()) +
+                       " arrays: writing the result" + (results.size() > 1 ? "s" : "") + " over it would lose " +
+                       std::to_string(lost) + " of them; the file is left as it is. Add --update to replace or "
+                       "add the result" + (results.size() > 1 ? "s" : "") + " and keep every other array");
 }
 
 // Several results, or --update: one container, with the other arrays of the output as it is

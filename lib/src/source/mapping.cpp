@@ -16,14 +16,6 @@
 
 namespace tslice {
 
-namespace {
-
-[[noreturn]] void fail(const std::string& message, const std::string& file = {}) {
-    throw Error(ErrorKind::Input, message, file);
-}
-
-}  // namespace
-
 Mapping::Mapping(void* map, std::size_t size, int file) : map_(map), size_(size), file_(file) {
     // A descriptor of its own (not a dup, which would share the file's readahead state); where
     // /proc is missing, read_in only asks.
@@ -125,8 +117,8 @@ void Mapping::read(const std::byte* at, std::size_t bytes, std::byte* dst, const
     while (bytes > 0) {
         const ssize_t got = ::pread(file_, dst, bytes, offset);
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0) fail("cannot read " + what + ": " + std::strerror(errno));
-        if (got == 0) fail("cannot read " + what + ": the file was truncated while tslice read it");
+        if (got < 0) fail_input("cannot read " + what + ": " + std::strerror(errno));
+        if (got == 0) fail_input("cannot read " + what + ": the file was truncated while tslice read it");
         dst += got;
         bytes -= static_cast<std::size_t>(got);
         offset += got;

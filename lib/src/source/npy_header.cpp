@@ -189,7 +189,7 @@ std::string make_npy_header(const DType& dtype, const std::vector<std::int64_t>&
     out += static_cast<char>(major);
     out += '\0';
     const std::size_t length_size = major == 1 ? 2 : 4;
-    for (std::size_t k = 0; k < length_size; ++k) out += static_cast<char>((length >> (8 * k)) & 0xFF);
+    append_le(out, length, length_size);
     out += body;
     out.append(length - body.size() - 1, ' ');
     out += '\n';

@@ -232,8 +232,8 @@ std::string safetensors_prefix(std::string_view name, std::string_view dtype_nam
     if (!metadata.empty()) text = "{\"__metadata__\":" + std::string(metadata) + (text == "{}" ? "}" : "," + text.substr(1));
     // The data starts on an 8-byte boundary, as the reference writes it.
     text.append((8 - text.size() % 8) % 8, ' ');
-    std::string out(8, '\0');
-    for (int k = 0; k < 8; ++k) out[k] = static_cast<char>((text.size() >> (8 * k)) & 0xFF);
+    std::string out;
+    append_le(out, text.size(), 8);
     return out + text;
 }
 

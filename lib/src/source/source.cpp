@@ -21,20 +21,12 @@
 
 namespace tslice {
 
-namespace {
-
-[[noreturn]] void fail(const std::string& message, const std::string& file = {}) {
-    throw Error(ErrorKind::Input, message, file);
-}
-
-}  // namespace
-
 InputBytes InputBytes::open(const std::string& path, bool headers_only) {
     const std::string name = file_display_name(path);
     int fd = 0;
     if (path != "-") {
         fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) fail("cannot open " + name + ": " + std::strerror(errno), name);
+        if (fd < 0) fail_input("cannot open " + name + ": " + std::strerror(errno), name);
     }
     struct Closer {
         int fd;
@@ -43,10 +35,10 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
         }
     } closer{fd};
     struct stat info {};
-    if (::fstat(fd, &info) != 0) fail("cannot read " + name + ": " + std::strerror(errno), name);
+    if (::fstat(fd, &info) != 0) fail_input("cannot read " + name + ": " + std::strerror(errno), name);
     if (S_ISDIR(info.st_mode)) {
         if (const std::string format = unread_directory_format(path); !format.empty())
-            throw Error(ErrorKind::Input, name + ": " + unread_format_error(format).what(), name);
+            fail_input(name + ": " + unread_format_error(format).what(), name);
         InputBytes input;
         input.region_ = open_region_source(path, nullptr, 0);
         return input;
@@ -63,7 +55,7 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
                 input.mapping_ = Mapping(map, size, duplicate_descriptor(fd));
                 input.skip_ = static_cast<std::size_t>(position);
             } else if (errno == ENOMEM) {
-                fail("cannot map " + name + ": " + std::strerror(errno), name);
+                fail_input("cannot map " + name + ": " + std::strerror(errno), name);
             } else {
                 // Some file systems (sysfs, some FUSE and network ones) cannot map files:
                 // such a file is read like a stream, through the spool, in bounded memory.
@@ -77,11 +69,13 @@ InputBytes InputBytes::open(const std::string& path, bool headers_only) {
         input.complete_ = spool_stream(spool, fd, name, headers_only);
         input.mapping_ = spool.map();
     }
-    if (input.size() == 0) fail(name + ": " + (path == "-" ? "standard input is empty" : "the file is empty"), name);
+    if (input.size() == 0)
+        fail_input(name + ": " + (path == "-" ? "standard input is empty" : "the file is empty"), name);
     if (path != "-") input.region_ = open_region_source(path, input.data(), input.size());
     else if (hdf5_signature_at(input.data(), input.size()))
-        fail("standard input is an HDF5 file, which tslice reads only from a path (the HDF5 library opens files by "
-             "name): give the file's path", name);
+        fail_input("standard input is an HDF5 file, which tslice reads only from a path (the HDF5 library opens "
+                   "files by name): give the file's path",
+                   name);
     return input;
 }
 
@@ -116,7 +110,7 @@ void check_member_crc(const InputBytes& input, const ArrayBytes& bytes, const st
     if (crc != bytes.crc32) {
         char text[80];
         std::snprintf(text, sizeof text, "CRC-32 %08x, but the zip directory says %08x", crc, bytes.crc32);
-        fail(what + " is corrupt: its bytes have " + text);
+        fail_input(what + " is corrupt: its bytes have " + text);
     }
 }
 
@@ -124,9 +118,9 @@ void check_member_crc(const InputBytes& input, const ArrayBytes& bytes, const st
 
 void require_sliceable(const ArrayInFile& array, const std::string& what) {
     if (!array.quantized.empty())
-        throw Error(ErrorKind::Usage, what + " is of the quantized ggml type " + array.quantized +
-                                          ", which tslice lists but does not slice as it is; --astype f4 dequantizes " +
-                                          "Q8_0, Q4_0, Q4_1, Q5_0 and Q5_1");
+        fail_usage(what + " is of the quantized ggml type " + array.quantized +
+                       ", which tslice lists but does not slice as it is; --astype f4 dequantizes " +
+                       "Q8_0, Q4_0, Q4_1, Q5_0 and Q5_1");
 }
 
 std::vector<ArrayInFile> list_arrays(const InputBytes& input) {

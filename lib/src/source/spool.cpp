@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/bytes.hpp"
 #include "source/safetensors_header.hpp"
 #include "tslice/container.hpp"
 #include "tslice/error.hpp"
@@ -20,11 +21,6 @@
 namespace tslice {
 
 namespace {
-
-[[noreturn]] void fail(const std::string& message, const std::string& file = {}) {
-    throw Error(ErrorKind::Input, message, file);
-}
-
 
 // A stream's first bytes say what it is: the .npy magic and header length, a zip signature, or
 // a safetensors header length and its '{'.
@@ -44,9 +40,9 @@ int open_temporary(const std::string& what, const std::string& file) {
     std::string path = dir + "/.tslice-spool-XXXXXX";
     const int fallback = ::mkstemp(path.data());
     if (fallback < 0)
-        fail("cannot create a temporary file in " + dir + " to hold " + what + ": " + std::strerror(errno) +
-                 " (TMPDIR chooses the directory)",
-             file);
+        fail_input("cannot create a temporary file in " + dir + " to hold " + what + ": " + std::strerror(errno) +
+                       " (TMPDIR chooses the directory)",
+                   file);
     ::unlink(path.c_str());
     ::fcntl(fallback, F_SETFD, FD_CLOEXEC);
     return fallback;
@@ -59,18 +55,12 @@ std::size_t read_full(int fd, std::byte* out, std::size_t want, const std::strin
         const ssize_t n = ::read(fd, out + got, want - got);
         if (n < 0) {
             if (errno == EINTR) continue;
-            fail("cannot read " + what + ": " + std::strerror(errno), what);
+            fail_input("cannot read " + what + ": " + std::strerror(errno), what);
         }
         if (n == 0) break;
         got += static_cast<std::size_t>(n);
     }
     return got;
-}
-
-std::uint64_t le(const std::byte* p, int bytes) {
-    std::uint64_t value = 0;
-    for (int k = bytes - 1; k >= 0; --k) value = (value << 8) | std::to_integer<std::uint64_t>(p[k]);
-    return value;
 }
 
 // A safetensors stream as far as its header says the data reaches: a stream that only looks
@@ -79,7 +69,7 @@ std::uint64_t le(const std::byte* p, int bytes) {
 // hostile header costs a stream what it costs a file; one it refuses is spooled no further,
 // and the listing of the spool says what is wrong.
 void spool_safetensors(Spool& spool, int fd, std::string head, const std::string& what) {
-    const std::uint64_t length = le(reinterpret_cast<const std::byte*>(head.data()), 8);
+    const std::uint64_t length = load_le<std::uint64_t>(reinterpret_cast<const std::byte*>(head.data()));
     if (length <= kMaxSafetensorsHeaderBytes && head.size() < 8 + length) {
         const std::size_t have = head.size();
         head.resize(static_cast<std::size_t>(8 + length));
@@ -144,9 +134,9 @@ void Spool::append(const std::byte* bytes, std::size_t size) {
         const ssize_t wrote = ::write(fd_, bytes, size);
         if (wrote < 0) {
             if (errno == EINTR) continue;
-            fail("cannot hold " + what_ + " in a temporary file in " + temporary_directory() + ": " +
-                     std::strerror(errno) + " (TMPDIR chooses the directory)",
-                 file_);
+            fail_input("cannot hold " + what_ + " in a temporary file in " + temporary_directory() + ": " +
+                           std::strerror(errno) + " (TMPDIR chooses the directory)",
+                       file_);
         }
         bytes += wrote;
         size -= static_cast<std::size_t>(wrote);
@@ -170,7 +160,8 @@ std::uint64_t Spool::append_from(int fd, std::uint64_t limit) {
 Mapping Spool::map() {
     if (size_ == 0) return {};
     void* map = ::mmap(nullptr, static_cast<std::size_t>(size_), PROT_READ, MAP_PRIVATE, fd_, 0);
-    if (map == MAP_FAILED) fail("cannot map the temporary file holding " + what_ + ": " + std::strerror(errno), file_);
+    if (map == MAP_FAILED)
+        fail_input("cannot map the temporary file holding " + what_ + ": " + std::strerror(errno), file_);
     return Mapping(map, static_cast<std::size_t>(size_), duplicate_descriptor(fd_));
 }
 

@@ -36,9 +36,6 @@
 namespace tslice {
 namespace {
 
-[[noreturn]] void usage(const std::string& message) { throw Error(ErrorKind::Usage, message); }
-
-
 // Advances `index` (over `shape`) to the next element and writes what stands between the two:
 // in JSON the closing and opening brackets of the axes that rolled over and a comma; in CSV a
 // comma within a row, else a new line.
@@ -77,8 +74,8 @@ void write_empty_json(TextStream& stream, const std::vector<std::int64_t>& shape
     }
     length += total;
     if (length > static_cast<UInt128>(std::numeric_limits<std::int64_t>::max()))
-        usage("the JSON text of the empty result of shape " + format_shape(shape) +
-              " would be more than 2**63 - 1 bytes, more than a file can hold");
+        fail_usage("the JSON text of the empty result of shape " + format_shape(shape) +
+                   " would be more than 2**63 - 1 bytes, more than a file can hold");
     std::int64_t leaves = 1;
     for (const std::int64_t dim : outer) leaves *= dim;  // fits: the text is longer
     std::string& out = stream.text();
@@ -102,11 +99,11 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
     const std::size_t rank = view.rank();
     if (!json) {
         if (rank > 2)
-            usage("CSV holds at most two dimensions; the result's shape is " + format_shape(view.shape) +
-                  " (write it with --format json, or slice it to 2-D)");
+            fail_usage("CSV holds at most two dimensions; the result's shape is " + format_shape(view.shape) +
+                       " (write it with --format json, or slice it to 2-D)");
         if (!csv_number(type))
-            usage("CSV holds numbers (booleans, integers, floats, complex); the result's dtype is " + type.name() +
-                  " (write it with --format json)");
+            fail_usage("CSV holds numbers (booleans, integers, floats, complex); the result's dtype is " +
+                       type.name() + " (write it with --format json)");
     }
     const ValueWriter writer(type, json);
     const std::int64_t total = view.element_count();

@@ -162,9 +162,9 @@ void ValueWriter::append_string(TextStream& stream, ElementBytes& bytes, std::si
                 load_native(p + i, 4, swap, &value);
                 c = value;
                 if (c > 0x10FFFF)
-                    throw Error(ErrorKind::Input, "a string holds the code point " + std::to_string(c) +
-                                                      ", which is beyond Unicode's range (at most 1114111, "
-                                                      "U+10FFFF); numpy cannot read it either");
+                    fail_input("a string holds the code point " + std::to_string(c) +
+                                   ", which is beyond Unicode's range (at most 1114111, "
+                                   "U+10FFFF); numpy cannot read it either");
             } else {
                 c = std::to_integer<unsigned char>(p[i]);
             }

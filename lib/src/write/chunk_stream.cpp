@@ -19,15 +19,13 @@ namespace tslice {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
-
 [[noreturn]] void fail_write(int error, const std::string& target) {
     // A result written straight from the input's mapping: the kernel could not read the
     // mapped pages, which is the input's fault, not the output's.
     if (error == EFAULT)
-        fail("a mapped input could not be read (EFAULT): the file was truncated while tslice read it, "
-             "or its storage failed");
-    fail("cannot write " + target + ": " + std::strerror(error));
+        fail_input("a mapped input could not be read (EFAULT): the file was truncated while tslice read it, "
+                   "or its storage failed");
+    fail_input("cannot write " + target + ": " + std::strerror(error));
 }
 
 // pwrite() of all `size` bytes at `offset`.

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/bytes.hpp"
 #include "write/chunk_stream.hpp"
 #include "tslice/error.hpp"
 #include "tslice/source.hpp"
@@ -44,8 +45,8 @@ std::string safetensors_header(const std::vector<ContainerEntry>& entries, const
     text += "}";
     // The data starts on an 8-byte boundary, as the reference writes it.
     text.append((8 - text.size() % 8) % 8, ' ');
-    std::string out(8, '\0');
-    for (int k = 0; k < 8; ++k) out[k] = static_cast<char>((text.size() >> (8 * k)) & 0xFF);
+    std::string out;
+    append_le(out, text.size(), 8);
     return out + text;
 }
 

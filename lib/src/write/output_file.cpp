@@ -28,8 +28,6 @@ namespace tslice {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
-
 std::string errno_text(int error) { return std::strerror(error); }
 
 // The temporary file being written, for remove_pending_temporary() in a signal handler: a
@@ -59,7 +57,7 @@ std::optional<int> open_descriptor_named(const std::string& path) {
 // fsync for --sync; a pipe or a terminal has nothing to sync (EINVAL).
 void sync_descriptor(int fd, const std::string& target) {
     if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
-        fail("cannot sync " + target + ": " + errno_text(errno));
+        fail_input("cannot sync " + target + ": " + errno_text(errno));
 }
 
 // The replaced file's extended attributes (its ACLs among them, as system.posix_acl_access)
@@ -94,28 +92,28 @@ std::string resolve_link(const std::string& path, const std::string& target, str
     const int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT)
-            fail("cannot write " + target +
-                 ": it is a symbolic link to a file that does not exist (tslice writes through a link only to an "
-                 "existing file; remove the link or create the file)");
-        fail("cannot write " + target + ": " + errno_text(errno));
+            fail_input("cannot write " + target +
+                       ": it is a symbolic link to a file that does not exist (tslice writes through a link only to an "
+                       "existing file; remove the link or create the file)");
+        fail_input("cannot write " + target + ": " + errno_text(errno));
     }
     struct Closer {
         int fd;
         ~Closer() { ::close(fd); }
     } closer{fd};
-    if (::fstat(fd, &info) != 0) fail("cannot write " + target + ": " + errno_text(errno));
+    if (::fstat(fd, &info) != 0) fail_input("cannot write " + target + ": " + errno_text(errno));
     // A device or a pipe is opened by its own path later (its link text need not be a path).
     if (!S_ISREG(info.st_mode)) return path;
     std::string real(4096, '\0');
     const std::string proc = "/proc/self/fd/" + std::to_string(fd);
     const ssize_t length = ::readlink(proc.c_str(), real.data(), real.size());
     if (length <= 0 || static_cast<std::size_t>(length) >= real.size())
-        fail("cannot write " + target + ": cannot find where its symbolic link leads (" + proc + ": " +
-             errno_text(length < 0 ? errno : ENAMETOOLONG) + "; is /proc mounted?)");
+        fail_input("cannot write " + target + ": cannot find where its symbolic link leads (" + proc + ": " +
+                   errno_text(length < 0 ? errno : ENAMETOOLONG) + "; is /proc mounted?)");
     real.resize(static_cast<std::size_t>(length));
     struct stat again {};
     if (::lstat(real.c_str(), &again) != 0 || again.st_dev != info.st_dev || again.st_ino != info.st_ino)
-        fail("cannot write " + target + ": the file its symbolic link leads to moved while tslice opened it");
+        fail_input("cannot write " + target + ": the file its symbolic link leads to moved while tslice opened it");
     return real;
 }
 
@@ -148,7 +146,7 @@ public:
             g_pending = 1;
         }
         ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-        if (fd_ < 0) fail("cannot write " + target_ + ": " + errno_text(error));
+        if (fd_ < 0) fail_input("cannot write " + target_ + ": " + errno_text(error));
     }
     Temporary(const Temporary&) = delete;
     Temporary& operator=(const Temporary&) = delete;
@@ -162,9 +160,9 @@ public:
 
     void commit(const std::string& final_path) {
         const int fd = std::exchange(fd_, -1);
-        if (::close(fd) != 0) fail("cannot write " + target_ + ": " + errno_text(errno));
+        if (::close(fd) != 0) fail_input("cannot write " + target_ + ": " + errno_text(errno));
         if (::rename(path_.c_str(), final_path.c_str()) != 0)
-            fail("cannot write " + target_ + ": " + errno_text(errno));
+            fail_input("cannot write " + target_ + ": " + errno_text(errno));
         committed_ = true;
         g_pending = 0;
     }
@@ -179,13 +177,13 @@ private:
 OutputFile::OutputFile(const std::string& path) {
     if (const std::optional<int> fd = open_descriptor_named(path)) {
         name_ = *fd == STDOUT_FILENO ? "to standard output" : "'" + path + "'";
-        if (::fcntl(*fd, F_GETFL) == -1) fail("cannot write " + name_ + ": it is not open");
+        if (::fcntl(*fd, F_GETFL) == -1) fail_input("cannot write " + name_ + ": it is not open");
         fd_ = *fd;
         return;
     }
     name_ = "'" + path + "'";
     const std::string& target = name_;
-    if (path.empty()) fail("cannot write '': the output path is empty");
+    if (path.empty()) fail_input("cannot write '': the output path is empty");
 
     std::string final_path = path;
     struct stat info {};
@@ -194,14 +192,14 @@ OutputFile::OutputFile(const std::string& path) {
         exists = true;
         if (S_ISLNK(info.st_mode)) final_path = resolve_link(path, target, info);
     } else if (errno != ENOENT) {
-        fail("cannot write " + target + ": " + errno_text(errno));
+        fail_input("cannot write " + target + ": " + errno_text(errno));
     }
-    if (exists && S_ISDIR(info.st_mode)) fail("cannot write " + target + ": it is a directory");
+    if (exists && S_ISDIR(info.st_mode)) fail_input("cannot write " + target + ": it is a directory");
     if (exists && !S_ISREG(info.st_mode)) {
         // A device or a pipe cannot be replaced by a rename (and must not be: /dev/null), so it is
         // written to directly.
         fd_ = ::open(final_path.c_str(), O_WRONLY | O_CLOEXEC);
-        if (fd_ < 0) fail("cannot write " + target + ": " + errno_text(errno));
+        if (fd_ < 0) fail_input("cannot write " + target + ": " + errno_text(errno));
         owns_fd_ = true;
         return;
     }
@@ -211,13 +209,13 @@ OutputFile::OutputFile(const std::string& path) {
         slash == std::string::npos ? std::string() : (slash == 0 ? std::string("/") : final_path.substr(0, slash));
     const std::string base = slash == std::string::npos ? final_path : final_path.substr(slash + 1);
     if (base.empty() || base == "." || base == "..")
-        fail("cannot write " + target + ": it names a directory, not a file");
+        fail_input("cannot write " + target + ": it names a directory, not a file");
 
     // Replacing is writing: a file the user could not have opened for writing (0444, or
     // another user's) is refused as cp and np.save refuse it, and stays as it was.
     if (exists && ::faccessat(AT_FDCWD, final_path.c_str(), W_OK, AT_EACCESS) != 0)
-        fail("cannot write " + target + ": " + errno_text(errno) +
-             " (the file exists and is not writable by you; tslice does not replace it)");
+        fail_input("cannot write " + target + ": " + errno_text(errno) +
+                   " (the file exists and is not writable by you; tslice does not replace it)");
     const mode_t mode = exists ? (info.st_mode & 07777) : new_file_mode();
     temporary_ = std::make_unique<Temporary>(directory_, base, target);
     fd_ = temporary_->fd();
@@ -288,18 +286,18 @@ void OutputFile::commit(bool sync) {
     if (sync) sync_descriptor(fd_, name_);
     if (owns_fd_) {
         owns_fd_ = false;
-        if (::close(fd_) != 0) fail("cannot write " + name_ + ": " + errno_text(errno));
+        if (::close(fd_) != 0) fail_input("cannot write " + name_ + ": " + errno_text(errno));
     }
     if (!temporary_) return;
     temporary_->commit(final_path_);
     if (sync) {
         // The rename itself is durable only once the directory is.
         const int dir = ::open(directory_.empty() ? "." : directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dir < 0) fail("cannot sync the directory of " + name_ + ": " + errno_text(errno));
+        if (dir < 0) fail_input("cannot sync the directory of " + name_ + ": " + errno_text(errno));
         const bool synced = ::fsync(dir) == 0 || errno == EINVAL;
         const int error = errno;
         ::close(dir);
-        if (!synced) fail("cannot sync the directory of " + name_ + ": " + errno_text(error));
+        if (!synced) fail_input("cannot sync the directory of " + name_ + ": " + errno_text(error));
     }
 }
 

@@ -22,12 +22,10 @@ namespace tslice {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::Input, message); }
-
 // What any output must be: elements of some bytes, and a shape whose bytes a file can hold.
 // Returns its elements.
 std::int64_t check_output(std::size_t itemsize, const std::vector<std::int64_t>& shape) {
-    if (itemsize == 0) fail("cannot write a dtype with zero-byte elements");
+    if (itemsize == 0) fail_input("cannot write a dtype with zero-byte elements");
     return checked_element_count(shape, itemsize, "the output shape");
 }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "source/region_sources.hpp"
+#include "source/spool.hpp"
 #include "tslice/error.hpp"
 #include "tslice/threads.hpp"
 #include "tslice/source.hpp"
@@ -24,22 +25,6 @@ constexpr std::int64_t kInMemoryBytes = std::int64_t{64} << 20;
 // the library looks for it too (H5Fopen finds the superblock there by itself).
 constexpr char kHdf5Signature[] = "\x89HDF\r\n\x1a\n";
 
-int temporary_file(const std::string& what) {
-    const char* env = std::getenv("TMPDIR");
-    const std::string dir = env && *env ? env : "/tmp";
-#ifdef O_TMPFILE
-    const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0) return fd;
-#endif
-    std::string path = dir + "/.tslice-region-XXXXXX";
-    const int fallback = ::mkstemp(path.data());
-    if (fallback < 0)
-        fail_input("cannot create a temporary file in " + dir + " to hold " + what + ": " + std::strerror(errno) +
-                   " (TMPDIR chooses the directory)");
-    ::unlink(path.c_str());
-    ::fcntl(fallback, F_SETFD, FD_CLOEXEC);
-    return fallback;
-}
 
 }  // namespace
 
@@ -82,7 +67,7 @@ ArrayData ArrayData::open_region(const RegionSource& source, const ArrayInFile& 
         out.data_ = out.in_memory_.data();
         source.read(array, box, out.in_memory_.data(), threads, {});
     } else {
-        const int fd = temporary_file(what);
+        const int fd = open_temporary(what);
         if (::ftruncate(fd, bytes) != 0) {
             const int error = errno;
             ::close(fd);

@@ -26,28 +26,6 @@ namespace {
 // a safetensors header length and its '{'.
 constexpr std::size_t kSniffBytes = 12;
 
-std::string temporary_directory() {
-    const char* dir = std::getenv("TMPDIR");
-    return dir && *dir ? dir : "/tmp";
-}
-
-int open_temporary(const std::string& what, const std::string& file) {
-    const std::string dir = temporary_directory();
-#ifdef O_TMPFILE
-    const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0) return fd;
-#endif
-    std::string path = dir + "/.tslice-spool-XXXXXX";
-    const int fallback = ::mkstemp(path.data());
-    if (fallback < 0)
-        fail_input("cannot create a temporary file in " + dir + " to hold " + what + ": " + std::strerror(errno) +
-                       " (TMPDIR chooses the directory)",
-                   file);
-    ::unlink(path.c_str());
-    ::fcntl(fallback, F_SETFD, FD_CLOEXEC);
-    return fallback;
-}
-
 // Reads until `want` bytes were read or the end of input.
 std::size_t read_full(int fd, std::byte* out, std::size_t want, const std::string& what) {
     std::size_t got = 0;
@@ -87,6 +65,28 @@ void spool_safetensors(Spool& spool, int fd, std::string head, const std::string
 }
 
 }  // namespace
+
+std::string temporary_directory() {
+    const char* dir = std::getenv("TMPDIR");
+    return dir && *dir ? dir : "/tmp";
+}
+
+int open_temporary(const std::string& what, const std::string& file) {
+    const std::string dir = temporary_directory();
+#ifdef O_TMPFILE
+    const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+#endif
+    std::string path = dir + "/.tslice-spool-XXXXXX";
+    const int fallback = ::mkstemp(path.data());
+    if (fallback < 0)
+        fail_input("cannot create a temporary file in " + dir + " to hold " + what + ": " + std::strerror(errno) +
+                       " (TMPDIR chooses the directory)",
+                   file);
+    ::unlink(path.c_str());
+    ::fcntl(fallback, F_SETFD, FD_CLOEXEC);
+    return fallback;
+}
 
 int duplicate_descriptor(int fd) { return ::fcntl(fd, F_DUPFD_CLOEXEC, 3); }
 

@@ -11,6 +11,13 @@ namespace tslice {
 // What a spool or an inflating member reads or writes at a time.
 constexpr std::size_t kSpoolStepBytes = std::size_t{1} << 20;
 
+// The directory temporary files go in: TMPDIR, or /tmp.
+std::string temporary_directory();
+// An unlinked temporary file in temporary_directory(), open for reading and writing (O_TMPFILE
+// where the file system has it, else mkstemp and unlink at once, so nothing is left behind even
+// by SIGKILL). `what` names what it will hold in errors, `file` the input (see Error::file).
+int open_temporary(const std::string& what, const std::string& file = {});
+
 // A descriptor of the same open file for a Mapping to keep, above the standard ones.
 int duplicate_descriptor(int fd);
 

@@ -82,7 +82,7 @@ void write_view_converted_into(OutputFile& output, const OutputFraming& framing,
                                const View& view, const InputPages& pages, const WriteOptions& options,
                                const Conversion& conversion) {
     if (view.itemsize != conversion.from_size())
-        fail_usage("internal: the view's elements are not of the conversion's source type");
+        throw Error(ErrorKind::Internal, "the view's elements are not of the conversion's source type");
     const auto to_size = static_cast<std::int64_t>(conversion.to_size());
     const std::int64_t total = checked_element_count(view.shape, conversion.to_size(), "the output shape");
     output.expect(static_cast<std::int64_t>(framing.prefix.size()) + total * to_size);

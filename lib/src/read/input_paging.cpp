@@ -75,8 +75,8 @@ InputPaging::InputPaging(const View& view, const InputPages& pages, const ReadSi
     // Mapping ahead pays where the copy would fault more than it copies: a result of at most
     // a quarter of the bytes it reads. On two cores a result as large as the input was
     // slower so: the mapping took CPU time from the writing (docs/performance.md). Measured
-    // on page caches of single pages (files written with write()); for large folios see
-    // asking().
+    // on page caches of single pages (files written with write()); on one of large folios it
+    // neither paid nor cost (docs/performance.md).
     const std::int64_t result_bytes = total_ * static_cast<std::int64_t>(view.itemsize);
     map_ahead_ = through_mapping && use_thread_ && 4 * result_bytes <= whole_.end - whole_.begin;
     read_ahead_from(0);
@@ -127,13 +127,7 @@ void InputPaging::asking() {
                 std::byte last{};
                 if (next.end > copied_.load(std::memory_order_relaxed) && next.span.begin < next.span.end &&
                     pages_.read_cached(next.span.end - 1, 1, &last) == 1) {
-                    const std::int64_t faults = faults_of_this_thread();
                     pages_.map_ahead(next.span.begin, next.span.end);
-                    // A page cache of large folios maps many pages per fault, and the copy's
-                    // own faults then cost little: mapping ahead would only take CPU time from
-                    // the copy and the writer, so it stops.
-                    if ((faults_of_this_thread() - faults) * kFewFaultsBytes < next.span.end - next.span.begin)
-                        map_ahead_.store(false, std::memory_order_relaxed);
                 }
             }
         }

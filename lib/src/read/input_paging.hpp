@@ -92,9 +92,6 @@ private:
     // there): on a cold file, mapping ahead waited for each stretch before asking for the
     // next, and the whole was slower.
     static constexpr std::size_t kMapLag = 2;
-    // Mapping ahead stops where it takes fewer faults than one per this many bytes: a page
-    // cache of large folios (one of single pages takes one per 64 KiB, the fault-around).
-    static constexpr std::int64_t kFewFaultsBytes = 256 << 10;
     bool use_thread_ = false;
     std::optional<std::thread> asker_;
     std::mutex mutex_;

@@ -18,8 +18,6 @@ namespace tslice {
 
 namespace {
 
-constexpr std::int64_t kPageBytes = 4096;
-
 // The bytes of pages the elements of one block of trailing axes [axis, rank) touch, at most:
 // a row of an axis takes its inner block's pages, or at least the page its stride crosses,
 // and never more than the block's hull.

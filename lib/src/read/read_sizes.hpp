@@ -15,6 +15,9 @@ namespace tslice {
 // beside the page cache.
 constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 
+// The page the kernel reads and maps (x86-64's base page).
+constexpr std::int64_t kPageBytes = 4096;
+
 struct ReadSizes {
     std::size_t chunk_bytes = kChunkBytes;
     // Threads start only for results of at least two chunks (copy_view_parallel's parts).
@@ -27,8 +30,10 @@ struct ReadSizes {
     // keeps it and this distance: docs/performance.md).
     double read_ahead_bytes = static_cast<double>(32 * chunk());
     // A read ahead covers blocks of whole trailing axes whose pages the copy mostly reads;
-    // smaller blocks are left to the kernel's read-around of each fault.
-    std::int64_t read_ahead_block_bytes = chunk();
+    // blocks under a page are left to the kernel's read-around of each fault. (A floor of a
+    // chunk left `[:, ::64]`'s blocks of 4 KiB to the faults, far slower cold:
+    // docs/performance.md.)
+    std::int64_t read_ahead_block_bytes = kPageBytes;
     // Whether read aheads are asked for by a thread of their own (InputPaging); a test's small
     // chunks ask on the copy's thread, so that the test sees every ask.
     bool read_ahead_thread = true;
@@ -56,7 +61,7 @@ struct ReadSizes {
           threaded_bytes(2 * chunk()),
           release_bytes(static_cast<double>(64 * chunk())),
           read_ahead_bytes(static_cast<double>(32 * chunk())),
-          read_ahead_block_bytes(chunk()),
+          read_ahead_block_bytes(kPageBytes),
           read_ahead_thread(bytes == kChunkBytes),
           read_in_bytes(chunk()),
           read_row_bytes(std::min<std::int64_t>(512, chunk() / 2)),

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "parse/json_tree.hpp"
+#include "base/json_tree.hpp"
 #include "tslice/error.hpp"
 #include "tslice/ops.hpp"
 

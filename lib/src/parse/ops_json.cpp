@@ -1,7 +1,7 @@
 // JSON op specs (--op): the JSON text becomes a small tree, the tree becomes OpSpecs, and
 // every fault is reported with the JSON path of the field at fault:
 //   ops[1].begin: expected a list of integers, got "3"
-// (the tree: json_tree.cpp).
+// (the tree: base/json_tree.cpp).
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "parse/json_tree.hpp"
+#include "base/json_tree.hpp"
 #include "tslice/error.hpp"
 #include "tslice/ops.hpp"
 

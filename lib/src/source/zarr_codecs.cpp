@@ -89,12 +89,13 @@ nlohmann::json ZarrCompressor::to_json() const {
     return nullptr;
 }
 
-ZarrCompressor parse_zarr_compressor(const nlohmann::json& value, const std::string& where) {
+ZarrCompressor parse_zarr_compressor(const json::Node* value, const std::string& where) {
     ZarrCompressor compressor;
-    if (value.is_null()) return compressor;
-    if (!value.is_object() || !value.contains("id") || !value["id"].is_string())
+    if (!value || value->kind == json::Node::Kind::Null) return compressor;
+    const json::Node* id_node = json::member(*value, "id");
+    if (!id_node || id_node->kind != json::Node::Kind::String)
         fail_input(where + ": \"compressor\" is neither null nor an object with an \"id\"");
-    const std::string id = value["id"].get<std::string>();
+    const std::string& id = id_node->text;
     if (id == "blosc") compressor.id = ZarrCompressor::Id::Blosc;
     else if (id == "zlib") compressor.id = ZarrCompressor::Id::Zlib;
     else if (id == "gzip") compressor.id = ZarrCompressor::Id::Gzip;

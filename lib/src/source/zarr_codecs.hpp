@@ -10,6 +10,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "base/json_tree.hpp"
+
 namespace tslice {
 
 struct ZarrCompressor {
@@ -25,9 +27,10 @@ struct ZarrCompressor {
     nlohmann::json to_json() const;
 };
 
-// The compressor a .zarray's "compressor" value names; Error(Input) naming any other codec
-// (and what tslice reads). `where` names the .zarray in messages.
-ZarrCompressor parse_zarr_compressor(const nlohmann::json& value, const std::string& where);
+// The compressor a .zarray's "compressor" value names (null: none); Error(Input) naming any
+// other codec (and what tslice reads). `where` names the .zarray in messages. (Writing keeps
+// nlohmann for its output, to_json; reading goes through the one JSON reading path.)
+ZarrCompressor parse_zarr_compressor(const json::Node* value, const std::string& where);
 
 // Decodes `size` bytes of a stored chunk into `out`, which must receive exactly `expected`
 // bytes: Error(Input) naming `what` (the chunk's file) for corrupt data or another size.

@@ -6,10 +6,14 @@
 #include <nlohmann/json.hpp>
 
 #include <bit>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 
+#include "base/json_tree.hpp"
 #include "source/dtype.hpp"
 #include "tslice/error.hpp"
 
@@ -28,23 +32,57 @@ std::string py_quoted(const std::string& text) {
     return out + "'";
 }
 
+using json::Node;
+using Kind = json::Node::Kind;
+
+// An integer as a reader with 64-bit integers takes it: one that fits int64, or (TooBig)
+// one up to 2^64 - 1 ("fill_value" of a uint64 array); anything wider arrives as a Float.
+std::optional<std::uint64_t> integer_bits(const Node& v) {
+    if (v.kind == Kind::Integer) return static_cast<std::uint64_t>(v.integer);
+    if (v.kind == Kind::TooBig && !v.text.empty() && v.text[0] != '-') {
+        errno = 0;
+        char* end = nullptr;
+        const unsigned long long value = std::strtoull(v.text.c_str(), &end, 10);
+        if (errno == 0 && end && *end == '\0') return value;
+    }
+    return std::nullopt;
+}
+
+bool is_number(const Node& v) { return v.kind == Kind::Integer || v.kind == Kind::TooBig || v.kind == Kind::Float; }
+
+double number_value(const Node& v) {
+    if (v.kind == Kind::Integer) return static_cast<double>(v.integer);
+    return std::strtod(v.text.c_str(), nullptr);
+}
+
+// The elements of a list, whichever way the tree stores them (integers packed or as nodes).
+std::vector<Node> elements(const Node& list) {
+    if (!list.is_packed()) return list.items;
+    std::vector<Node> out;
+    out.reserve(list.ints.size());
+    for (const std::int64_t value : list.ints) out.push_back(json::integer_node(value));
+    return out;
+}
+
 // The descr literal of a .zarray "dtype": a type string ("<f4") or a list of fields
 // ([["x", "<i4"], ["y", "<f8", [2]]]), as numpy's descr is.
-std::string descr_literal(const nlohmann::json& value, const std::string& where, int depth = 0) {
-    if (value.is_string()) return py_quoted(value.get<std::string>());
-    if (!value.is_array() || depth > 32) bad(where, "\"dtype\" is neither a type string nor a list of fields");
+std::string descr_literal(const Node& value, const std::string& where, int depth = 0) {
+    if (value.kind == Kind::String) return py_quoted(value.text);
+    if (value.kind != Kind::Array || depth > 32) bad(where, "\"dtype\" is neither a type string nor a list of fields");
     std::string out = "[";
-    for (std::size_t i = 0; i < value.size(); ++i) {
-        const auto& field = value[i];
-        if (!field.is_array() || field.size() < 2 || field.size() > 3 || !field[0].is_string())
+    const std::vector<Node> fields = elements(value);
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        const Node& field = fields[i];
+        if (field.kind != Kind::Array || field.size() < 2 || field.size() > 3 || field.is_packed() ||
+            field.items[0].kind != Kind::String)
             bad(where, "a field of \"dtype\" is not [name, type] or [name, type, shape]");
-        out += (i ? ", (" : "(") + py_quoted(field[0].get<std::string>()) + ", " + descr_literal(field[1], where, depth + 1);
+        out += (i ? ", (" : "(") + py_quoted(field.items[0].text) + ", " + descr_literal(field.items[1], where, depth + 1);
         if (field.size() == 3) {
-            if (!field[2].is_array()) bad(where, "a field's shape in \"dtype\" is not a list");
+            if (field.items[2].kind != Kind::Array) bad(where, "a field's shape in \"dtype\" is not a list");
             out += ", (";
-            for (const auto& dim : field[2]) {
-                if (!dim.is_number_integer()) bad(where, "a field's shape in \"dtype\" holds a non-integer");
-                out += std::to_string(dim.get<std::int64_t>()) + ",";
+            for (const Node& dim : elements(field.items[2])) {
+                if (dim.kind != Kind::Integer) bad(where, "a field's shape in \"dtype\" holds a non-integer");
+                out += std::to_string(dim.integer) + ",";
             }
             out += ")";
         }
@@ -53,15 +91,16 @@ std::string descr_literal(const nlohmann::json& value, const std::string& where,
     return out + "]";
 }
 
-std::vector<std::int64_t> positive_list(const nlohmann::json& object, const char* key, const std::string& where,
+std::vector<std::int64_t> positive_list(const Node& object, const char* key, const std::string& where,
                                         bool zero_allowed) {
-    if (!object.contains(key) || !object[key].is_array()) bad(where, std::string("\"") + key + "\" is missing or not a list");
+    const Node* list = json::member(object, key);
+    if (!list || list->kind != Kind::Array) bad(where, std::string("\"") + key + "\" is missing or not a list");
     std::vector<std::int64_t> out;
-    for (const auto& v : object[key]) {
-        if (!v.is_number_integer() || v.get<std::int64_t>() < (zero_allowed ? 0 : 1))
-            bad(where, std::string("\"") + key + "\" holds " + v.dump() + ", not a " +
+    for (const Node& v : elements(*list)) {
+        if (v.kind != Kind::Integer || v.integer < (zero_allowed ? 0 : 1))
+            bad(where, std::string("\"") + key + "\" holds " + json::show(v) + ", not a " +
                            (zero_allowed ? "non-negative" : "positive") + " integer");
-        out.push_back(v.get<std::int64_t>());
+        out.push_back(v.integer);
     }
     return out;
 }
@@ -73,15 +112,15 @@ void store_int(std::byte* out, std::size_t size, bool big, std::uint64_t value) 
     }
 }
 
-double float_value(const nlohmann::json& v, const std::string& where) {
-    if (v.is_number()) return v.get<double>();
-    if (v.is_string()) {
-        const std::string s = v.get<std::string>();
+double float_value(const Node& v, const std::string& where) {
+    if (is_number(v)) return number_value(v);
+    if (v.kind == Kind::String) {
+        const std::string& s = v.text;
         if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
         if (s == "Infinity") return std::numeric_limits<double>::infinity();
         if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
     }
-    bad(where, "\"fill_value\" " + v.dump() + " is not a number, \"NaN\", \"Infinity\" or \"-Infinity\"");
+    bad(where, "\"fill_value\" " + json::show(v) + " is not a number, \"NaN\", \"Infinity\" or \"-Infinity\"");
 }
 
 void store_float(std::byte* out, std::size_t size, bool big, double value, const std::string& where) {
@@ -116,43 +155,56 @@ std::vector<std::byte> base64_decode(const std::string& text, const std::string&
     return out;
 }
 
-std::vector<std::byte> fill_bytes(const nlohmann::json& v, const DType& dtype, const std::string& where) {
+std::vector<std::byte> fill_bytes(const Node& v, const DType& dtype, const std::string& where) {
     std::vector<std::byte> out(dtype.itemsize);
-    if (v.is_null()) return out;  // zarr-python leaves such chunks unset; tslice gives zeros
+    if (v.kind == Kind::Null) return out;  // zarr-python leaves such chunks unset; tslice gives zeros
     const bool big = dtype.byte_order == '>';
     if (dtype.structured || dtype.kind == 'S' || dtype.kind == 'V') {
-        if (!v.is_string()) bad(where, "\"fill_value\" of " + dtype.descr + " is not a base64 string");
-        const std::vector<std::byte> bytes = base64_decode(v.get<std::string>(), where);
+        if (v.kind != Kind::String) bad(where, "\"fill_value\" of " + dtype.descr + " is not a base64 string");
+        const std::vector<std::byte> bytes = base64_decode(v.text, where);
         if (bytes.size() > out.size()) bad(where, "\"fill_value\" is longer than an element of " + dtype.descr);
         std::memcpy(out.data(), bytes.data(), bytes.size());
         return out;
     }
     switch (dtype.kind) {
         case 'b':
-            if (!v.is_boolean() && !v.is_number_integer()) bad(where, "\"fill_value\" of a bool array is " + v.dump());
-            out[0] = std::byte{static_cast<unsigned char>(v.is_boolean() ? v.get<bool>() : v.get<std::int64_t>() != 0)};
+        {
+            const auto bits = integer_bits(v);
+            if (v.kind != Kind::Boolean && !bits) bad(where, "\"fill_value\" of a bool array is " + json::show(v));
+            out[0] = std::byte{static_cast<unsigned char>(v.kind == Kind::Boolean ? v.boolean : *bits != 0)};
             return out;
+        }
         case 'i':
         case 'u':
         case 'M':
-        case 'm':
-            if (v.is_number_integer()) store_int(out.data(), out.size(), big, v.get<std::uint64_t>());
-            else if (v.is_number_float() && v.get<double>() == std::floor(v.get<double>()))
-                store_int(out.data(), out.size(), big, static_cast<std::uint64_t>(static_cast<std::int64_t>(v.get<double>())));
-            else if (v.is_string() && v.get<std::string>() == "NaT") store_int(out.data(), out.size(), big, 1ull << 63);
-            else bad(where, "\"fill_value\" " + v.dump() + " is not an integer");
+        case 'm': {
+            if (const auto bits = integer_bits(v)) {
+                store_int(out.data(), out.size(), big, *bits);
+                return out;
+            }
+            // A float with no fraction (0.0, as some writers give) within int64: a wider one
+            // would wrap, so it is refused with the rest.
+            const double d = is_number(v) ? number_value(v) : 0.5;
+            if (d == std::floor(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0)
+                store_int(out.data(), out.size(), big, static_cast<std::uint64_t>(static_cast<std::int64_t>(d)));
+            else if (v.kind == Kind::String && v.text == "NaT") store_int(out.data(), out.size(), big, 1ull << 63);
+            else bad(where, "\"fill_value\" " + json::show(v) + " is not an integer");
             return out;
+        }
         case 'f':
             store_float(out.data(), out.size(), big, float_value(v, where), where);
             return out;
         case 'c':
-            if (!v.is_array() || v.size() != 2) bad(where, "\"fill_value\" of a complex array is not [real, imag]");
-            store_float(out.data(), out.size() / 2, big, float_value(v[0], where), where);
-            store_float(out.data() + out.size() / 2, out.size() / 2, big, float_value(v[1], where), where);
+        {
+            if (v.kind != Kind::Array || v.size() != 2) bad(where, "\"fill_value\" of a complex array is not [real, imag]");
+            const std::vector<Node> parts = elements(v);
+            store_float(out.data(), out.size() / 2, big, float_value(parts[0], where), where);
+            store_float(out.data() + out.size() / 2, out.size() / 2, big, float_value(parts[1], where), where);
             return out;
+        }
         case 'U': {
-            if (!v.is_string()) bad(where, "\"fill_value\" of a str array is not a string");
-            const std::string s = v.get<std::string>();
+            if (v.kind != Kind::String) bad(where, "\"fill_value\" of a str array is not a string");
+            const std::string& s = v.text;
             std::size_t at = 0;
             for (std::size_t i = 0; i < s.size() && at + 4 <= out.size();) {
                 const auto c = static_cast<unsigned char>(s[i]);
@@ -186,10 +238,17 @@ std::string ZarrArrayMeta::chunk_key(const std::vector<std::int64_t>& index) con
 }
 
 ZarrArrayMeta parse_zarray(std::string_view text, const std::string& where) {
-    const nlohmann::json root = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-    if (!root.is_object()) bad(where, "not a JSON object");
-    if (!root.contains("zarr_format") || root["zarr_format"] != 2)
-        bad(where, "\"zarr_format\" is " + (root.contains("zarr_format") ? root["zarr_format"].dump() : std::string("missing")) +
+    json::TreeErrors errors;
+    errors.source = where;
+    errors.kind = ErrorKind::Input;  // a damaged file, not a wrong request: exit 1
+    errors.syntax = "not a JSON object: invalid JSON";
+    errors.subject = "the metadata";
+    errors.advice = "";
+    const Node root = json::parse_tree(text, errors);
+    if (root.kind != Kind::Object) bad(where, "not a JSON object");
+    const Node* format = json::member(root, "zarr_format");
+    if (!format || !is_number(*format) || number_value(*format) != 2)
+        bad(where, "\"zarr_format\" is " + (format ? json::show(*format) : std::string("missing")) +
                        "; tslice reads Zarr version 2");
     ZarrArrayMeta meta;
     meta.shape = positive_list(root, "shape", where, true);
@@ -198,36 +257,39 @@ ZarrArrayMeta parse_zarray(std::string_view text, const std::string& where) {
         bad(where, "\"chunks\" has " + std::to_string(meta.chunks.size()) + " entries for " +
                        std::to_string(meta.shape.size()) + " axes of \"shape\"");
     if (meta.shape.size() > kMaxRank) bad(where, "more than " + std::to_string(kMaxRank) + " axes");
-    if (!root.contains("dtype")) bad(where, "\"dtype\" is missing");
+    const Node* dtype = json::member(root, "dtype");
+    if (!dtype) bad(where, "\"dtype\" is missing");
     try {
-        meta.dtype = parse_dtype_descr(descr_literal(root["dtype"], where));
+        meta.dtype = parse_dtype_descr(descr_literal(*dtype, where));
     } catch (const Error& error) {
         bad(where, std::string("\"dtype\": ") + error.what());
     }
     checked_element_count(meta.shape, meta.dtype.itemsize, where + "'s shape");
     checked_element_count(meta.chunks, meta.dtype.itemsize, where + "'s chunks");
-    const std::string order = root.value("order", std::string("C"));
-    if (order != "C" && order != "F") bad(where, "\"order\" is '" + order + "', not 'C' or 'F'");
-    meta.fortran_order = order == "F";
-    if (root.contains("dimension_separator")) {
-        const auto& sep = root["dimension_separator"];
-        if (sep == ".") meta.separator = '.';
-        else if (sep == "/") meta.separator = '/';
-        else if (!sep.is_null()) bad(where, "\"dimension_separator\" is " + sep.dump() + ", not \".\" or \"/\"");
+    if (const Node* order = json::member(root, "order")) {
+        if (order->kind != Kind::String || (order->text != "C" && order->text != "F"))
+            bad(where, "\"order\" is " + (order->kind == Kind::String ? "'" + order->text + "'" : json::show(*order)) +
+                           ", not 'C' or 'F'");
+        meta.fortran_order = order->text == "F";
     }
-    if (root.contains("filters") && !root["filters"].is_null()) {
-        const auto& filters = root["filters"];
-        if (!filters.is_array()) bad(where, "\"filters\" is not a list");
-        if (!filters.empty()) {
-            const auto& first = filters[0];
-            const std::string id = first.is_object() && first.contains("id") && first["id"].is_string()
-                                       ? first["id"].get<std::string>()
-                                       : first.dump();
-            bad(where, "the array has the filter '" + id + "'; tslice reads arrays without filters");
+    if (const Node* sep = json::member(root, "dimension_separator")) {
+        if (sep->kind == Kind::String && sep->text == ".") meta.separator = '.';
+        else if (sep->kind == Kind::String && sep->text == "/") meta.separator = '/';
+        else if (sep->kind != Kind::Null)
+            bad(where, "\"dimension_separator\" is " + json::show(*sep) + ", not \".\" or \"/\"");
+    }
+    if (const Node* filters = json::member(root, "filters"); filters && filters->kind != Kind::Null) {
+        if (filters->kind != Kind::Array) bad(where, "\"filters\" is not a list");
+        if (filters->size() > 0) {
+            const Node first = elements(*filters)[0];
+            const Node* id = json::member(first, "id");
+            bad(where, "the array has the filter '" + (id && id->kind == Kind::String ? id->text : json::show(first)) +
+                           "'; tslice reads arrays without filters");
         }
     }
-    meta.compressor = parse_zarr_compressor(root.contains("compressor") ? root["compressor"] : nlohmann::json(), where);
-    meta.fill = fill_bytes(root.contains("fill_value") ? root["fill_value"] : nlohmann::json(), meta.dtype, where);
+    meta.compressor = parse_zarr_compressor(json::member(root, "compressor"), where);
+    const Node* fill = json::member(root, "fill_value");
+    meta.fill = fill_bytes(fill ? *fill : Node{}, meta.dtype, where);
     return meta;
 }
 

@@ -1,11 +1,14 @@
-// The JSON text of an op spec as a small tree that keeps what the user wrote (numbers beyond
-// 64 bits as written, lists of plain integers as one vector), for messages that quote it.
+// JSON text (an op spec, a Zarr .zarray) as a small tree that keeps what the user wrote
+// (numbers beyond 64 bits as written, lists of plain integers as one vector), for messages
+// that quote it. The one way tslice reads a JSON document into memory.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "tslice/error.hpp"
 
 namespace tslice::json {
 
@@ -36,9 +39,25 @@ struct Member {
 
 Node integer_node(std::int64_t value);
 
-// Parses `text`; a syntax error, or a spec nested or sized past tslice's limits, is
-// Error(Usage) naming `source` ("--op", "@FILE") with the line and column.
+// How parse_tree reports a fault: an op spec's is a usage error (exit 2), a file's
+// metadata an input error (exit 1), each in its own words.
+struct TreeErrors {
+    std::string_view source;                  // starts every message: "--op", "'a.zarr/.zarray'"
+    ErrorKind kind = ErrorKind::Usage;
+    std::string_view syntax = "invalid JSON";  // said of a syntax error, before its line and column
+    std::string_view subject = "the op spec";  // "... is too large"
+    std::string_view advice = "; give large indices as an .npy file";  // after the size limit
+};
+
+// Parses `text`; a syntax error, or a document nested or sized past tslice's limits, is an
+// Error of `errors.kind` naming `errors.source` with the line and column.
+Node parse_tree(std::string_view text, const TreeErrors& errors);
+// An op spec from `source` ("--op", "@FILE"): errors are Error(Usage).
 Node parse_tree(std::string_view text, std::string_view source);
+
+// The last member named `key` of an Object (a later duplicate wins, as in most JSON
+// readers), or null when there is none or `node` is not an Object.
+const Node* member(const Node& node, std::string_view key);
 
 // `value` as a JSON string literal.
 void render_string(const std::string& value, std::string& out);

@@ -1,4 +1,4 @@
-// The JSON text of an op spec as a small tree of our own, read through the one JSON reading
+// JSON text (an op spec, a Zarr .zarray) as a small tree of our own, read through the one JSON reading
 // path (json_sax.hpp: nlohmann's SAX parser).
 //
 // Why not nlohmann::json's DOM: it would lose what the user wrote. A number beyond 64 bits
@@ -7,7 +7,7 @@
 // list. nlohmann's SAX parser (iterative, so deep nesting cannot overflow the stack while
 // parsing) feeds a tree that keeps the raw text of such numbers and stores a list of plain
 // integers as one vector.
-#include "parse/json_tree.hpp"
+#include "base/json_tree.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -35,6 +35,8 @@ constexpr std::size_t kMaxNodes = 2'000'000;  // every other value: a node of ~1
 class TreeBuilder {
 public:
     using json = nlohmann::json;
+
+    explicit TreeBuilder(const TreeErrors& errors) : errors_(errors) {}
 
     Node root;
     std::string error;  // set when we stopped the parse ourselves
@@ -79,6 +81,7 @@ public:
     bool end_array() { return close(); }
 
 private:
+    const TreeErrors& errors_;
     std::vector<Node*> stack_;
     std::string key_;
     std::size_t values_ = 0;  // integers stored packed
@@ -95,9 +98,9 @@ private:
 
     bool count(bool packed = false) {
         if (packed ? ++values_ > kMaxValues : ++nodes_ > kMaxNodes) {
-            error = "the op spec is too large (more than " +
+            error = std::string(errors_.subject) + " is too large (more than " +
                     (packed ? std::to_string(kMaxValues) + " integers in lists" : std::to_string(kMaxNodes) + " values") +
-                    "); give large indices as an .npy file";
+                    ")" + std::string(errors_.advice);
             return false;
         }
         return true;
@@ -146,7 +149,7 @@ private:
     bool open(Node::Kind kind) {
         if (!count() || !unpack_fits()) return false;
         if (stack_.size() >= kMaxDepth) {
-            error = "the op spec is nested deeper than " + std::to_string(kMaxDepth) + " levels";
+            error = std::string(errors_.subject) + " is nested deeper than " + std::to_string(kMaxDepth) + " levels";
             return false;
         }
         Node node;
@@ -176,15 +179,21 @@ std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size
     return {line, column};
 }
 
-std::string where(std::string_view source, std::string_view text, std::size_t offset) {
+std::string where(const TreeErrors& errors, std::string_view text, std::size_t offset) {
     const auto [line, column] = line_column(text, offset);
-    return std::string(source) + ": invalid JSON at line " + std::to_string(line) + ", column " +
-           std::to_string(column);
+    return std::string(errors.source) + ": " + std::string(errors.syntax) + " at line " + std::to_string(line) +
+           ", column " + std::to_string(column);
+}
+
+[[noreturn]] void fail(const TreeErrors& errors, const std::string& message) {
+    if (errors.kind == ErrorKind::Usage) fail_usage(message);
+    if (errors.kind == ErrorKind::Input) fail_input(message);
+    throw Error(errors.kind, message);
 }
 
 // nlohmann nests lists and objects without recursion, but our tree is freed recursively:
 // refuse deep nesting before parsing, pointing at the bracket that goes too deep.
-void check_depth(std::string_view text, std::string_view source) {
+void check_depth(std::string_view text, const TreeErrors& errors) {
     std::size_t depth = 0;
     bool in_string = false;
     for (std::size_t i = 0; i < text.size(); ++i) {
@@ -196,7 +205,7 @@ void check_depth(std::string_view text, std::string_view source) {
             in_string = true;
         } else if (c == '[' || c == '{') {
             if (++depth > kMaxDepth)
-                fail_usage(where(source, text, i) + ": lists and objects are nested deeper than " +
+                fail(errors, where(errors, text, i) + ": lists and objects are nested deeper than " +
                            std::to_string(kMaxDepth) + " levels");
         } else if ((c == ']' || c == '}') && depth > 0) {
             --depth;
@@ -252,17 +261,31 @@ Node integer_node(std::int64_t value) {
     return node;
 }
 
-Node parse_tree(std::string_view text, std::string_view source) {
-    if (const auto nul = find_nul(text)) fail_usage(where(source, text, nul->offset) + ": " + nul->what);
-    check_depth(text, source);
-    TreeBuilder builder;
+Node parse_tree(std::string_view text, const TreeErrors& errors) {
+    if (const auto nul = find_nul(text)) fail(errors, where(errors, text, nul->offset) + ": " + nul->what);
+    check_depth(text, errors);
+    TreeBuilder builder(errors);
     Cursor cursor(text);
     if (const auto problem = read_sax(cursor, builder)) {
-        if (!problem->located) fail_usage(std::string(source) + ": invalid JSON: " + problem->what);
-        fail_usage(where(source, text, problem->offset) + ": " + problem->what);
+        if (!problem->located)
+            fail(errors, std::string(errors.source) + ": " + std::string(errors.syntax) + ": " + problem->what);
+        fail(errors, where(errors, text, problem->offset) + ": " + problem->what);
     }
-    if (!builder.error.empty()) fail_usage(std::string(source) + ": " + builder.error);
+    if (!builder.error.empty()) fail(errors, std::string(errors.source) + ": " + builder.error);
     return std::move(builder.root);
+}
+
+Node parse_tree(std::string_view text, std::string_view source) {
+    TreeErrors errors;
+    errors.source = source;
+    return parse_tree(text, errors);
+}
+
+const Node* member(const Node& node, std::string_view key) {
+    if (node.kind != Node::Kind::Object) return nullptr;
+    for (auto it = node.members.rbegin(); it != node.members.rend(); ++it)
+        if (it->first == key) return &it->second;
+    return nullptr;
 }
 
 void render_string(const std::string& value, std::string& out) {

@@ -352,8 +352,13 @@ int run(const Options& options) {
                      mr = median(mc_read), mx = median(txt), mp = numpy.median;
         tslice::bench::ChoiceRow choice{label,      streams,      copy_plan.prefetch_ahead, copy_plan.lines_ahead,
                                         copy_plan.row.name, via_memcpy, kernel_flips, m1, {}};
-        for (int which = 0; which < CopyAlternative::kCount; ++which)
-            if (!changed[which].empty()) choice.changed[which] = median(changed[which]);
+        const tslice::bench::CopyDoes chosen_does = tslice::bench::copy_does(planned.view);
+        for (int which = 0; which < CopyAlternative::kCount; ++which) {
+            if (changed[which].empty()) continue;
+            choice.changed[which] = median(changed[which]);
+            const CopyAlternative alternative(which, streams, stepped);
+            choice.same[which] = tslice::bench::copy_does(planned.view) == chosen_does;
+        }
         choice_rows.push_back(choice);
         const bool large = out_bytes * 16 >= in_bytes;  // >= 64 MiB of a 1 GiB input
         const Target out_target{"<=",

@@ -3,7 +3,8 @@
 # they need that a machine without a compiler may lack, into build-device/ (ignored by git),
 # for scripts/device_bench.sh to run on another machine:
 #
-#   build-device/bin/   tslice, tslice_bench, tslice_io_floor, tslice_peak_rss
+#   build-device/bin/   tslice, tslice_bench, tslice_io_floor, tslice_peak_rss, and for
+#                       scripts/device_check.sh the unit tests and ggml_dequantize
 #   build-device/lib/   the non-system libraries they link (libdeflate, libz, ...), which
 #                       device_bench.sh always puts on LD_LIBRARY_PATH
 #   build-device/lib-fallback/
@@ -21,12 +22,13 @@ out="$root/build-device"
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
-cmake --build "$build_dir" -j "$(nproc)" --target tslice tslice_bench tslice_io_floor tslice_peak_rss
+cmake --build "$build_dir" -j "$(nproc)" --target tslice tslice_bench tslice_io_floor tslice_peak_rss \
+    tslice_unit_tests ggml_dequantize
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/lib-fallback" "$out/scripts"
 binaries=("$build_dir/tslice" "$build_dir/bench/tslice_bench" "$build_dir/bench/tslice_io_floor"
-          "$build_dir/bench/tslice_peak_rss")
+          "$build_dir/bench/tslice_peak_rss" "$build_dir/tests/tslice_unit_tests" "$build_dir/tests/ggml_dequantize")
 cp "${binaries[@]}" "$out/bin/"
 cp "$root/bench/numpy_copy.py" "$root/scripts/device_bench.sh" "$out/scripts/"
 

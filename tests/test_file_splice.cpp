@@ -5,6 +5,8 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "fake_pages.hpp"
+#include "machine_skips.hpp"
 #include "library_internals.hpp"
 #include "npy_fixture.hpp"
 #include "tslice/write.hpp"
@@ -145,6 +148,46 @@ TEST_CASE("OutputFile::expect: a pipe grows to 1 MiB for a large result, no furt
     OutputFile file((dir.path / "out.bin").string());
     CHECK_FALSE(file.is_pipe());
     file.expect(std::int64_t{1} << 30);  // nothing to grow
+}
+
+TEST_CASE("OutputFile::expect: a file replacing another on ext4 has its blocks allocated ahead, none left over") {
+    TempDir dir;
+    const std::string path = (dir.path / "out.bin").string();
+    struct statfs fs {};
+    REQUIRE(::statfs(dir.path.c_str(), &fs) == 0);
+    if (static_cast<unsigned long>(fs.f_type) != 0xEF53) {
+        machine_skips::skip("blocks allocated ahead of a replacing file", "the temporary directory is not on ext4");
+        return;
+    }
+    const auto blocks_of = [](int fd) {
+        struct stat info {};
+        REQUIRE(::fstat(fd, &info) == 0);
+        return std::pair<std::int64_t, std::int64_t>(info.st_size, info.st_blocks * 512);
+    };
+    {  // a new file: nothing ahead
+        OutputFile fresh(path);
+        fresh.expect(8 << 20);
+        CHECK(blocks_of(fresh.fd()).second == 0);
+        fresh.commit(false);
+    }
+    // Replacing it: 8 MiB allocated past a size of 0; 1 MiB written; the rest freed on commit.
+    OutputFile output(path);
+    output.expect(8 << 20);
+    const auto [size, allocated] = blocks_of(output.fd());
+    CHECK(size == 0);
+    CHECK(allocated >= (8 << 20));
+    const std::string bytes = pattern(1 << 20);
+    REQUIRE(::write(output.fd(), bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+    output.commit(false);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    const auto [final_size, final_blocks] = blocks_of(fd);
+    CHECK(final_size == (1 << 20));
+    CHECK(final_blocks < (2 << 20));
+    std::string back(bytes.size(), '\0');
+    CHECK(::pread(fd, back.data(), back.size(), 0) == static_cast<ssize_t>(back.size()));
+    CHECK(back == bytes);
+    ::close(fd);
 }
 
 TEST_CASE("write_view: a contiguous result of a file is spliced into a pipe, read into anything else") {

@@ -86,8 +86,16 @@ void copy_input_bytes(OutputFile& output, const InputBytes& from, std::uint64_t 
 void write_container(const std::string& path, bool npz, const std::vector<ContainerEntry>& entries,
                      const std::string& metadata, bool sync) {
     OutputFile output(path);
+    // The bytes of the arrays, kept and new: about the whole file (the zip framing aside).
+    std::int64_t bytes = 0;
+    for (const ContainerEntry& entry : entries)
+        bytes += static_cast<std::int64_t>(entry.write ? entry.npy_header.size() + entry.data_bytes
+                                           : npz       ? entry.member.stored_size
+                                                       : entry.data_bytes);
     if (!npz) {
-        put(output, safetensors_header(entries, metadata));
+        const std::string header = safetensors_header(entries, metadata);
+        output.expect(static_cast<std::int64_t>(header.size()) + bytes);
+        put(output, header);
         for (std::size_t i = 0; i < entries.size(); ++i) {
             const ContainerEntry& entry = entries[i];
             if (entry.write) {
@@ -105,6 +113,7 @@ void write_container(const std::string& path, bool npz, const std::vector<Contai
         output.commit(sync);
         return;
     }
+    output.expect(bytes);
     std::vector<zip::MemberFrame> frames;
     std::uint64_t at = 0;
     for (const ContainerEntry& entry : entries) {

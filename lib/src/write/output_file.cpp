@@ -220,6 +220,7 @@ OutputFile::OutputFile(const std::string& path) {
     temporary_ = std::make_unique<Temporary>(directory_, base, target);
     fd_ = temporary_->fd();
     final_path_ = final_path;
+    replaces_ = exists;
     // Best effort: some file systems (vfat) cannot set owners or modes, which must not fail the
     // write. The owner first, since changing it may clear set-id bits of the mode.
     if (exists) (void)!::fchown(fd_, info.st_uid, info.st_gid);
@@ -272,7 +273,11 @@ bool OutputFile::is_pipe() const {
     return ::fstat(fd_, &info) == 0 && (S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode));
 }
 
-void OutputFile::expect(std::int64_t bytes) const {
+void OutputFile::expect(std::int64_t bytes) {
+    if (temporary_) {
+        allocate_ahead(bytes);
+        return;
+    }
     constexpr int kPipeBytes = 1 << 20;
     struct stat info {};
     if (::fstat(fd_, &info) != 0 || !S_ISFIFO(info.st_mode)) return;
@@ -282,7 +287,28 @@ void OutputFile::expect(std::int64_t bytes) const {
     ::fcntl(fd_, F_SETPIPE_SZ, static_cast<int>(std::min<std::int64_t>(bytes, kPipeBytes)));
 }
 
+void OutputFile::allocate_ahead(std::int64_t bytes) {
+    constexpr unsigned long kExt4 = 0xEF53;
+    struct statfs info {};
+    if (!replaces_ || bytes <= allocated_ || ::fstatfs(fd_, &info) != 0 ||
+        static_cast<unsigned long>(info.f_type) != kExt4)
+        return;
+    if (::fallocate(fd_, FALLOC_FL_KEEP_SIZE, 0, bytes) == 0) {
+        allocated_ = bytes;
+    } else if (errno == ENOSPC) {
+        fail_input("cannot write " + name_ + ": no space left on the device for its " + std::to_string(bytes) +
+                   " bytes (the file is left as it was)");
+    }
+}
+
 void OutputFile::commit(bool sync) {
+    if (allocated_ > 0) {
+        // Blocks allocated ahead and not written (a result smaller than expected) are freed:
+        // ext4 truncates them even when the size stays as it is (a hole punched past the end
+        // frees nothing there).
+        struct stat info {};
+        if (::fstat(fd_, &info) == 0 && info.st_size < allocated_) (void)!::ftruncate(fd_, info.st_size);
+    }
     if (sync) sync_descriptor(fd_, name_);
     if (owns_fd_) {
         owns_fd_ = false;

@@ -38,21 +38,30 @@ public:
     // Whether fd() is a pipe or a socket: a reader takes the bytes as they come, and the bytes
     // of a file are moved into it without a copy (file_splice.hpp).
     bool is_pipe() const;
-    // About `bytes` will be written: a pipe holding less than 1 MiB (Linux's default is 64 KiB)
+    // About `bytes` will be written. A pipe holding less than 1 MiB (Linux's default is 64 KiB)
     // is made to hold up to 1 MiB, as much as an unprivileged process may ask for by default,
-    // so that a large result is not handed over 64 KiB at a time (docs/performance.md). Advice: where the system refuses (a user past
-    // their pipes' share of memory), the pipe stays as it is.
-    void expect(std::int64_t bytes) const;
+    // so that a large result is not handed over 64 KiB at a time (docs/performance.md). A
+    // temporary that will replace an existing file on ext4 gets its blocks allocated now
+    // (beyond its end, which grows as it is written): ext4 flushes a file renamed over another
+    // whose blocks are still to be allocated (its auto_da_alloc), which made replacing a 1 GiB
+    // file cost about a third more than writing a new one; and a disk too full for the result
+    // is then said before anything is written. Advice otherwise: where the system refuses,
+    // the output stays as it is.
+    void expect(std::int64_t bytes);
 
     // Everything is written: put it in place. `sync`: fsync the data first and, after the
     // rename, the directory, so the result is on stable storage when commit() returns.
     void commit(bool sync);
 
 private:
+    void allocate_ahead(std::int64_t bytes);
+
     std::string name_;
     std::string final_path_, directory_;
     int fd_ = -1;
     bool owns_fd_ = false;  // a device or pipe opened here
+    bool replaces_ = false;  // the temporary replaces an existing file
+    std::int64_t allocated_ = 0;  // bytes allocated ahead by expect()
     std::unique_ptr<Temporary> temporary_;
 };
 

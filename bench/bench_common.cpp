@@ -27,6 +27,17 @@ const InputSpec& input_spec(const std::string& name) {
 
 std::string path_of(const Options& options, const std::string& name) { return options.dir + "/" + name + ".npy"; }
 
+std::int64_t huge_pages_mib() {
+    std::FILE* file = std::fopen("/proc/self/smaps_rollup", "r");
+    if (file == nullptr) return -1;
+    char line[256];
+    long long kib = -1;
+    while (std::fgets(line, sizeof line, file))
+        if (std::sscanf(line, "AnonHugePages: %lld kB", &kib) == 1) break;
+    std::fclose(file);
+    return kib < 0 ? -1 : kib / 1024;
+}
+
 Buffer::Buffer(std::size_t size) : size_(size) {
     constexpr std::size_t kHuge = std::size_t{2} << 20;
     const std::size_t rounded = std::max(kHuge, (size + kHuge - 1) / kHuge * kHuge);

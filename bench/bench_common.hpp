@@ -36,6 +36,9 @@ const InputSpec& input_spec(const std::string& name);
 
 std::string path_of(const Options& options, const std::string& name);  // DIR/name.npy
 
+// This process's anonymous memory in transparent huge pages, in MiB; -1 if unknown.
+std::int64_t huge_pages_mib();
+
 // A buffer for the copies: 2 MiB aligned and marked for transparent huge pages (as numpy
 // does for large arrays), every page faulted in before anything is timed.
 class Buffer {

@@ -157,6 +157,10 @@ NumpyResult run_numpy(const Options& options, const CaseSpec& spec, int reps) {
         result.shape = json.at("shape").get<std::vector<std::int64_t>>();
         result.sample_sum = json.at("sample_sum").get<std::uint64_t>();
         result.method = json.at("method").get<std::string>();
+        if (json.contains("memmove_median") && json["memmove_median"].is_number())
+            result.memmove_median = json["memmove_median"].get<double>();
+        if (json.contains("huge_pages_mib") && json["huge_pages_mib"].is_number())
+            result.huge_pages_mib = json["huge_pages_mib"].get<std::int64_t>();
         return result;
     } catch (const std::exception& error) {
         die("cannot read numpy's answer '" + text + "': " + error.what());

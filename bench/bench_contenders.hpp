@@ -37,6 +37,10 @@ struct NumpyResult {
     std::vector<std::int64_t> shape;
     std::uint64_t sample_sum = 0;
     std::string method;
+    // A contiguous slice: numpy's process timing a plain memmove of the same bytes beside its
+    // copy (0: not timed), and the huge pages that process holds (-1: unknown).
+    double memmove_median = 0;
+    std::int64_t huge_pages_mib = -1;
 };
 
 // numpy_copy.py run on the case, copying `reps` times.

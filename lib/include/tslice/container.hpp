@@ -189,9 +189,18 @@ std::string format_array_list(const std::vector<ArrayInFile>& arrays, bool json)
 std::string npz_prefix(std::string_view member, std::uint64_t member_size);
 std::string npz_suffix(std::string_view member, std::uint64_t member_size, std::uint32_t crc32);
 
-// A .safetensors of one tensor `name`: the 8-byte header length and the JSON header, padded
-// with spaces so the data starts on an 8-byte boundary. No suffix.
+// What the header of a .safetensors says of one tensor; its data follows the previous one's.
+struct SafetensorsTensorHeader {
+    std::string_view name, dtype_name;
+    const std::vector<std::int64_t>& shape;
+    std::uint64_t data_bytes = 0;
+};
+
+// The start of a .safetensors of these tensors, in this order: the 8-byte header length and
+// the JSON header, padded with spaces so the data starts on an 8-byte boundary. No suffix.
 // `metadata`: the text of a "__metadata__" JSON object to carry (an input's), or empty.
+std::string safetensors_prefix(const std::vector<SafetensorsTensorHeader>& tensors, std::string_view metadata = {});
+// The same of one tensor `name`.
 std::string safetensors_prefix(std::string_view name, std::string_view dtype_name,
                                const std::vector<std::int64_t>& shape, std::uint64_t data_bytes,
                                std::string_view metadata = {});

@@ -211,30 +211,36 @@ std::string safetensors_metadata(const std::byte* file, std::size_t size) {
     return safetensors_metadata_text(std::string_view(reinterpret_cast<const char*>(file + 8), header_size));
 }
 
-std::string safetensors_prefix(std::string_view name, std::string_view dtype_name,
-                               const std::vector<std::int64_t>& shape, std::uint64_t data_bytes,
-                               std::string_view metadata) {
-    nlohmann::ordered_json info;
-    info["dtype"] = dtype_name;
-    info["shape"] = shape;
-    info["data_offsets"] = {0, data_bytes};
-    nlohmann::ordered_json header;
-    header[std::string(name)] = info;
-    std::string text;
-    try {
-        text = header.dump();
-    } catch (const nlohmann::json::exception&) {
-        // The command line refuses a name that is not UTF-8 before it gets here (slice.cpp);
-        // for other callers its bad bytes are replaced, as Python's errors="replace" would.
-        text = header.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    }
+std::string safetensors_prefix(const std::vector<SafetensorsTensorHeader>& tensors, std::string_view metadata) {
+    // Names that are not UTF-8 get their bad bytes replaced, as Python's errors="replace"
+    // would (the command line refuses them before they get here).
+    const auto quoted = [](std::string_view text) {
+        return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    };
     // The input's metadata first, as its text: the reference writes it first too.
-    if (!metadata.empty()) text = "{\"__metadata__\":" + std::string(metadata) + (text == "{}" ? "}" : "," + text.substr(1));
+    std::string text = "{";
+    if (!metadata.empty()) text += "\"__metadata__\":" + std::string(metadata);
+    std::uint64_t at = 0;
+    for (const SafetensorsTensorHeader& tensor : tensors) {
+        if (text.size() > 1) text += ",";
+        std::string dims;
+        for (std::size_t k = 0; k < tensor.shape.size(); ++k) dims += (k ? "," : "") + std::to_string(tensor.shape[k]);
+        text += quoted(tensor.name) + ":{\"dtype\":" + quoted(tensor.dtype_name) + ",\"shape\":[" + dims +
+                "],\"data_offsets\":[" + std::to_string(at) + "," + std::to_string(at + tensor.data_bytes) + "]}";
+        at += tensor.data_bytes;
+    }
+    text += "}";
     // The data starts on an 8-byte boundary, as the reference writes it.
     text.append((8 - text.size() % 8) % 8, ' ');
     std::string out;
     append_le(out, text.size(), 8);
     return out + text;
+}
+
+std::string safetensors_prefix(std::string_view name, std::string_view dtype_name,
+                               const std::vector<std::int64_t>& shape, std::uint64_t data_bytes,
+                               std::string_view metadata) {
+    return safetensors_prefix({SafetensorsTensorHeader{name, dtype_name, shape, data_bytes}}, metadata);
 }
 
 }  // namespace tslice

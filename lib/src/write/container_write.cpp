@@ -1,8 +1,6 @@
 // Writing a container of several arrays (container_write.hpp).
 #include "write/container_write.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -10,8 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "base/bytes.hpp"
 #include "write/chunk_stream.hpp"
+#include "tslice/container.hpp"
 #include "tslice/error.hpp"
 #include "tslice/source.hpp"
 #include "write/zip_members.hpp"
@@ -25,30 +23,6 @@ constexpr std::size_t kCopyBytes = std::size_t{1} << 20;
 // The most one copy_file_range call is asked for: a call copies until it is done, and a
 // signal should not wait for a whole checkpoint.
 constexpr std::uint64_t kCallBytes = std::uint64_t{256} << 20;
-
-std::string json_text(const std::string& value) {
-    return nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-std::string safetensors_header(const std::vector<ContainerEntry>& entries, const std::string& metadata) {
-    std::string text = "{";
-    if (!metadata.empty()) text += "\"__metadata__\":" + metadata;
-    std::uint64_t at = 0;
-    for (const ContainerEntry& entry : entries) {
-        if (text.size() > 1) text += ",";
-        std::string dims;
-        for (std::size_t k = 0; k < entry.shape.size(); ++k) dims += (k ? "," : "") + std::to_string(entry.shape[k]);
-        text += json_text(entry.name) + ":{\"dtype\":" + json_text(entry.dtype) + ",\"shape\":[" + dims +
-                "],\"data_offsets\":[" + std::to_string(at) + "," + std::to_string(at + entry.data_bytes) + "]}";
-        at += entry.data_bytes;
-    }
-    text += "}";
-    // The data starts on an 8-byte boundary, as the reference writes it.
-    text.append((8 - text.size() % 8) % 8, ' ');
-    std::string out;
-    append_le(out, text.size(), 8);
-    return out + text;
-}
 
 void put(OutputFile& output, const std::string& bytes) { write_all(output.fd(), bytes.data(), bytes.size(), output.name()); }
 
@@ -93,7 +67,11 @@ void write_container(const std::string& path, bool npz, const std::vector<Contai
                                            : npz       ? entry.member.stored_size
                                                        : entry.data_bytes);
     if (!npz) {
-        const std::string header = safetensors_header(entries, metadata);
+        std::vector<SafetensorsTensorHeader> tensors;
+        tensors.reserve(entries.size());
+        for (const ContainerEntry& entry : entries)
+            tensors.push_back({entry.name, entry.dtype, entry.shape, entry.data_bytes});
+        const std::string header = safetensors_prefix(tensors, metadata);
         output.expect(static_cast<std::int64_t>(header.size()) + bytes);
         put(output, header);
         for (std::size_t i = 0; i < entries.size(); ++i) {

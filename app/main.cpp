@@ -1,10 +1,8 @@
-// tslice: the command line. A thin CLI11 front end over the library: options.cpp declares the
-// options, and here each command maps them to the library's calls: a run that writes
+// tslice: the command line. A thin front end over the library: options.cpp parses the command
+// line (CLI11), and here each command maps the options to the library's calls: a run that writes
 // (tslice/run.hpp), or a report printed from the same preparation (tslice/reports.hpp: --list,
 // --shape, --explain, the values, --stats). Errors travel as exceptions to main(), the one
 // place that turns them into a message and an exit code.
-#include <CLI/CLI.hpp>
-
 #include <unistd.h>
 
 #include <cerrno>
@@ -169,26 +167,8 @@ int main(int argc, char** argv) {
     using namespace tslice_cli;
     set_up_process();
 
-    CLI::App app{"tslice", "tslice"};
     Options options;
-    setup_options(app, options);
-    app.set_version_flag("--version", version_text, "print the version, the copy kernels this CPU uses and the compiler");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp&) {
-        std::cout << app.help();
-        return 0;
-    } catch (const CLI::CallForVersion&) {
-        std::cout << version_text() << "\n";
-        return 0;
-    } catch (const CLI::ParseError& error) {
-        // CLI11 exits with 100-114 on its own; the contract says 2 for a bad command line.
-        const std::string hint = dynamic_cast<const CLI::ExtrasError*>(&error)
-                                     ? unquoted_expression_hint(options, app.remaining())
-                                     : std::string();
-        std::cerr << "tslice: error: " << (hint.empty() ? std::string(error.what()) : hint) << "\n";
-        return 2;
-    }
+    if (const std::optional<int> status = parse_command_line(argc, argv, options)) return *status;
 
     try {
         tslice_cli::run_command(options);

@@ -1,9 +1,16 @@
 // The command line's options (options.hpp).
 #include "options.hpp"
 
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
 #include "tslice/copy.hpp"
 
 namespace tslice_cli {
+namespace {
+
+// Declares every option and flag on `app`, to be parsed into `options`.
 
 void setup_options(CLI::App& app, Options& options) {
     app.description(
@@ -87,6 +94,7 @@ void setup_options(CLI::App& app, Options& options) {
 }
 
 // What --version prints: the version, then what a bug report needs.
+// What --version prints: the version, then what a bug report needs.
 std::string version_text() {
     std::string text = "tslice " TSLICE_VERSION "\n";
     text += "copy kernels: " + tslice::active_kernel_set() + " (this CPU runs:";
@@ -106,6 +114,8 @@ std::string version_text() {
 // `tslice a.npy [0, :, ::2]` unquoted reaches tslice as "[0," ":," "::2]": EXPR and two
 // arguments CLI11 did not expect. Where the arguments left over look like pieces of an
 // expression, the message says so and shows the command quoted.
+// The message for arguments CLI11 did not expect, where they look like an expression the shell
+// split; empty where they do not.
 std::string unquoted_expression_hint(const Options& options, const std::vector<std::string>& extras) {
     if (extras.empty()) return {};
     std::vector<std::string> pieces;
@@ -125,6 +135,31 @@ std::string unquoted_expression_hint(const Options& options, const std::vector<s
     }
     return "the expression reached tslice as " + std::to_string(pieces.size()) + " arguments (" + listed +
            "): the shell splits it at spaces (and may expand [...]); quote it: \"" + joined + "\"";
+}
+
+}  // namespace
+
+std::optional<int> parse_command_line(int argc, char** argv, Options& options) {
+    CLI::App app{"tslice", "tslice"};
+    setup_options(app, options);
+    app.set_version_flag("--version", version_text, "print the version, the copy kernels this CPU uses and the compiler");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        std::cout << app.help();
+        return 0;
+    } catch (const CLI::CallForVersion&) {
+        std::cout << version_text() << "\n";
+        return 0;
+    } catch (const CLI::ParseError& error) {
+        // CLI11 exits with 100-114 on its own; the contract says 2 for a bad command line.
+        const std::string hint = dynamic_cast<const CLI::ExtrasError*>(&error)
+                                     ? unquoted_expression_hint(options, app.remaining())
+                                     : std::string();
+        std::cerr << "tslice: error: " << (hint.empty() ? std::string(error.what()) : hint) << "\n";
+        return 2;
+    }
+    return std::nullopt;
 }
 
 }  // namespace tslice_cli

@@ -1,7 +1,6 @@
-// The command line's options: what CLI11 fills in, and the texts that describe them.
+// The command line's options: what CLI11 fills in from argv. CLI11 stays inside options.cpp,
+// the one file that parses: it is most of a file's compile time.
 #pragma once
-
-#include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -38,15 +37,10 @@ struct Options {
     unsigned threads = tslice::default_thread_count();
 };
 
-// Declares every option and flag on `app`, to be parsed into `options`, with the checks CLI11
-// makes itself (allowed values, ranges, options that exclude or need each other).
-void setup_options(CLI::App& app, Options& options);
-
-// What --version prints: the version, then what a bug report needs.
-std::string version_text();
-
-// The message for arguments CLI11 did not expect, where they look like an expression the shell
-// split; empty where they do not.
-std::string unquoted_expression_hint(const Options& options, const std::vector<std::string>& extras);
+// Parses the command line into `options`, with the checks CLI11 makes itself (allowed values,
+// ranges, options that exclude or need each other). Returns the exit status where the command
+// line is all there is to do: 0 after --help or --version (printed), 2 after a bad command
+// line (said on standard error); nothing where the run goes on.
+std::optional<int> parse_command_line(int argc, char** argv, Options& options);
 
 }  // namespace tslice_cli

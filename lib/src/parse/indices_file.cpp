@@ -2,7 +2,7 @@
 // planners stay pure functions of specs and shapes.
 #include <string>
 
-#include "text/element_value.hpp"
+#include "source/element_integer.hpp"
 #include "tslice/error.hpp"
 #include "tslice/gather.hpp"
 #include "tslice/npy.hpp"

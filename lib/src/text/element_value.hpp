@@ -1,30 +1,20 @@
 // One element of a fixed-size numpy dtype, read as a value: integers (and datetimes) exactly
-// as 128-bit integers, floats exactly as long doubles, strings as code points. The printer's
-// inputs, and the decoder of integer index arrays read from files.
+// as 128-bit integers (source/element_integer.hpp), floats exactly as long doubles, strings as
+// code points: the printer's inputs.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "source/element_integer.hpp"
 #include "tslice/npy.hpp"
 
 namespace tslice {
 
-// Wide enough for every numpy integer, signed or unsigned, and for exact binary16 arithmetic.
-__extension__ typedef __int128 Int128;
-__extension__ typedef unsigned __int128 UInt128;
-
 // Error(Usage) for a dtype the printer cannot show, naming -o as the way out.
 [[noreturn]] void unprintable(const DType& dtype);
 
-inline bool swapped(char byte_order) { return byte_order == '>'; }
-
-// The element's `size` bytes in native order.
-void load_native(const std::byte* src, std::size_t size, bool swap, void* dst);
-
-// An integer element of any size and byte order ('b', 'i', 'u', 'm', 'M' kinds).
-Int128 load_integer(const std::byte* p, const DType& dtype);
 std::string integer_text(Int128 value);
 
 // The float formats numpy has; every value of each is exactly a long double (x87 80-bit).

@@ -1,6 +1,12 @@
 // xtensor's copy and numpy's (see bench_contenders.hpp).
 #include "bench_contenders.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -131,25 +137,83 @@ std::uint64_t sample_sum(const std::byte* data, std::size_t bytes) {
     return sum;
 }
 
-NumpyResult run_numpy(const Options& options, const CaseSpec& spec, int reps) {
+NumpyServer::NumpyServer(const Options& options, const CaseSpec& spec) {
     // TSLICE_BENCH_SCRIPTS: where numpy_copy.py is, for a bench binary run away from its sources.
     const char* scripts = std::getenv("TSLICE_BENCH_SCRIPTS");
     const std::string script_dir = scripts != nullptr && *scripts != '\0' ? scripts : TSLICE_BENCH_SOURCE_DIR;
-    std::string command = shell_quote(options.python) + " " + shell_quote(script_dir + "/numpy_copy.py") + " --file " +
-                          shell_quote(path_of(options, spec.input)) + " --reps " + std::to_string(reps) +
-                          " --sample-stride " + std::to_string(kSampleStride);
-    if (spec.kind == Kind::GatherRows || spec.kind == Kind::GatherColumns)
-        command += " --indices " + shell_quote(path_of(options, spec.indices)) + " --axis " +
-                   std::to_string(spec.gather_axis);
-    else
-        command += " --expr " + shell_quote(spec.expr);
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (pipe == nullptr) die("cannot run " + command);
-    std::string text;
-    char buffer[4096];
-    while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
-    const int status = ::pclose(pipe);
-    if (status != 0) die("numpy failed (status " + std::to_string(status) + "): " + command);
+    std::vector<std::string> args = {options.python, script_dir + "/numpy_copy.py", "--serve", "--file",
+                                     path_of(options, spec.input), "--sample-stride", std::to_string(kSampleStride)};
+    if (spec.kind == Kind::GatherRows || spec.kind == Kind::GatherColumns) {
+        args.insert(args.end(), {"--indices", path_of(options, spec.indices), "--axis", std::to_string(spec.gather_axis)});
+    } else {
+        args.insert(args.end(), {"--expr", spec.expr});
+    }
+    for (const std::string& arg : args) {
+        if (!command_.empty()) command_ += ' ';
+        command_ += shell_quote(arg);
+    }
+    int to_child[2], from_child[2];
+    if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0) die("cannot make pipes for numpy");
+    posix_spawn_file_actions_t actions;
+    ::posix_spawn_file_actions_init(&actions);
+    ::posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
+    ::posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    const int spawned = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    ::posix_spawn_file_actions_destroy(&actions);
+    ::close(to_child[0]);
+    ::close(from_child[1]);
+    if (spawned != 0) die("cannot run " + command_ + ": " + std::strerror(spawned));
+    pid_ = pid;
+    to_ = ::fdopen(to_child[1], "w");
+    from_ = ::fdopen(from_child[0], "r");
+    if (to_ == nullptr || from_ == nullptr) die("cannot talk to numpy");
+}
+
+NumpyServer::~NumpyServer() {
+    if (to_ != nullptr) std::fclose(to_);
+    if (from_ != nullptr) std::fclose(from_);
+    if (pid_ > 0) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, nullptr, 0);
+    }
+}
+
+std::string NumpyServer::read_line() {
+    std::string line;
+    int c = 0;
+    while ((c = std::fgetc(from_)) != EOF && c != '\n') line += static_cast<char>(c);
+    if (c == EOF && line.empty()) {
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+        pid_ = -1;
+        die("numpy ended early (status " + std::to_string(status) + "): " + command_);
+    }
+    return line;
+}
+
+void NumpyServer::round() {
+    if (!ready_) {
+        if (read_line() != "ready") die("numpy did not start: " + command_);
+        ready_ = true;
+    }
+    std::fputs("\n", to_);
+    std::fflush(to_);
+    read_line();  // the round's times; the medians come at the end
+}
+
+NumpyResult NumpyServer::finish() {
+    if (!ready_ && read_line() != "ready") die("numpy did not start: " + command_);
+    std::fclose(to_);
+    to_ = nullptr;
+    const std::string text = read_line();
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    if (status != 0) die("numpy failed (status " + std::to_string(status) + "): " + command_);
     try {
         const auto json = nlohmann::json::parse(text);
         NumpyResult result;

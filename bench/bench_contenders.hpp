@@ -43,7 +43,29 @@ struct NumpyResult {
     std::int64_t huge_pages_mib = -1;
 };
 
-// numpy_copy.py run on the case, copying `reps` times.
-NumpyResult run_numpy(const Options& options, const CaseSpec& spec, int reps);
+// numpy_copy.py --serve on the case, in its own process, started before tslice's timed rounds
+// and asked for one copy in each, so that numpy's times come from the same minutes as
+// tslice's. Its set-up (np.load of the input) runs while tslice's checks do.
+class NumpyServer {
+public:
+    NumpyServer(const Options& options, const CaseSpec& spec);
+    ~NumpyServer();
+    NumpyServer(const NumpyServer&) = delete;
+    NumpyServer& operator=(const NumpyServer&) = delete;
+
+    // One timed copy (and, for a contiguous slice, one memmove) in numpy's process.
+    void round();
+    // The medians of the rounds, the result's shape and sample sum; ends the process.
+    NumpyResult finish();
+
+private:
+    std::string read_line();
+
+    std::string command_;
+    int pid_ = -1;
+    std::FILE* to_ = nullptr;
+    std::FILE* from_ = nullptr;
+    bool ready_ = false;
+};
 
 }  // namespace tslice::bench

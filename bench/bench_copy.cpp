@@ -15,7 +15,7 @@
 // WorkerPool, as app/main.cpp copies), memcpy of the output bytes, memcpy of the bytes read
 // (every 64-byte line the slice touches, counted once), xtensor view assignment into a
 // preallocated xt::xtensor, and numpy (bench/numpy_copy.py in its own /usr/bin/python3
-// process). Times are medians.
+// process, one copy in each of the same rounds). Times are medians.
 //
 // Every copy is checked, in quick mode too: tslice's output (one thread and all threads, each
 // into a poisoned buffer) and xtensor's must equal a plain element-by-element reference
@@ -74,7 +74,7 @@ using tslice::bench::generate;
 using tslice::bench::NumpyResult;
 using tslice::bench::reference_gather;
 using tslice::bench::reference_slice;
-using tslice::bench::run_numpy;
+using tslice::bench::NumpyServer;
 using tslice::bench::sample_sum;
 using tslice::bench::xtensor_runner;
 using tslice::bench::XtRunner;
@@ -253,6 +253,8 @@ int run(const Options& options) {
             xtensor_runner(spec, src, itemsize, input->header.shape, planned.out_shape, planned.indices);
         const bool has_xt = xt.has_value();
 
+        // numpy's process loads its input while the checks run; it copies once in each round.
+        NumpyServer numpy_server(options, spec);
         // Checks, before anything is timed: each copy into a poisoned buffer.
         std::string check;
         auto verify = [&](const char* who, const std::byte* data, std::size_t bytes) {
@@ -327,19 +329,19 @@ int run(const Options& options) {
                 const CopyAlternative alternative(which, streams, stepped);
                 time(changed[which], [&] { tslice::copy_view(src, planned.view, out.data(), 0, count); });
             }
+            numpy_server.round();
         }
         // Once more after the timing, so a copy that only goes wrong when warm shows too.
         std::memset(out.data(), 0xA5, out_bytes);
         tslice::copy_view(src, planned.view, out.data(), 0, count);
         verify("tslice 1T (warm)", out.data(), out_bytes);
 
-        // numpy in its own process, with this process's large buffers freed.
         const std::int64_t own_huge_mib = tslice::bench::huge_pages_mib();
         out = Buffer();
         reference = Buffer();
         read_target = Buffer();
         xt.reset();
-        const NumpyResult numpy = run_numpy(options, spec, reps);
+        const NumpyResult numpy = numpy_server.finish();
         if (numpy.shape != planned.out_shape) {
             check += std::string(check.empty() ? "" : ", ") + "numpy shape " + tslice::format_shape(numpy.shape);
             ++failures;

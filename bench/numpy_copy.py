@@ -7,10 +7,16 @@ array; mode="clip" because mode="raise" with out= copies through a buffer; the i
 range, so the result is the same). Prints one JSON line: the median time in seconds, the
 result's shape, and the sum of every `sample_stride`-th byte of the result, which
 tslice_bench compares with its reference.
+
+--serve: the copies are timed when asked, so that tslice_bench can alternate them with its
+own in the same rounds (the machine drifts between minutes): after the set-up the script
+prints "ready", then times one copy (and one memmove) for each line it reads, printing the
+seconds as a JSON line, and at the end of its input prints the JSON line above.
 """
 import argparse
 import json
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -36,6 +42,7 @@ def main():
     parser.add_argument("--axis", type=int, default=0)
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--sample-stride", type=int, default=4093)
+    parser.add_argument("--serve", action="store_true")
     args = parser.parse_args()
 
     a = np.load(args.file)
@@ -71,7 +78,8 @@ def main():
     out.fill(0)  # fault the pages in
     copy()  # warm up
     times, memmove_times = [], []
-    for _ in range(args.reps):
+
+    def one_round():
         start = time.perf_counter()
         copy()
         times.append(time.perf_counter() - start)
@@ -79,6 +87,16 @@ def main():
             start = time.perf_counter()
             plain_memmove()
             memmove_times.append(time.perf_counter() - start)
+
+    if args.serve:
+        print("ready", flush=True)
+        for _ in sys.stdin:
+            one_round()
+            print(json.dumps({"copy": times[-1], "memmove": memmove_times[-1] if memmove_times else None}),
+                  flush=True)
+    else:
+        for _ in range(args.reps):
+            one_round()
     copy()  # the result checked is np.copyto's
     flat = out.reshape(-1).view(np.uint8)
     print(json.dumps({

@@ -26,7 +26,8 @@
 #    preallocated buffer on 1 thread and on all cores, memcpy of the output bytes (on 1 thread
 #    and split over all cores: how much more cores can give at all), memcpy of the bytes read,
 #    xtensor view assignment into a preallocated xt::xtensor, numpy (np.copyto into a
-#    preallocated array; np.take(out=) for the gathers) in a separate /usr/bin/python3; then
+#    preallocated array; np.take(out=) for the gathers) in a separate /usr/bin/python3, one
+#    copy in each of tslice's rounds, so that both are timed in the same minutes; then
 #    the ratios 1T/memcpy-out, 1T/memcpy-read, numpy/1T, 1T/all-cores, each with its target
 #    and PASS/MISS, memcpy's own all-cores gain, and a check column: every copy is
 #    compared with a plain reference. Then the copy's choices on this CPU (bench/copy_choices.hpp):

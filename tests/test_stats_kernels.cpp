@@ -1,11 +1,11 @@
 // The statistics' vector loops against the plain loop: every length around the vector and
 // step widths, every offset of the start, values with NaNs, both infinities and both zeros.
 // Counts and extremes are exact; the sums, added in another order, agree to rounding. Each
-// float32 kernel (the portable one and AVX2 where the CPU has it) gives the same bits.
+// float32 kernel (the portable one, AVX2 where the CPU has it) keeps the same lanes, so the
+// same signs of zero extremes.
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -77,8 +77,6 @@ bool close(double got, long double want, long double scale) {
     return std::fabs(static_cast<long double>(got) - want) <= 1e-12L * (1 + scale);
 }
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
 void check_float32(stats_kernels::Float32Kernel kernel, int mix, double scale, float shift) {
     const std::vector<float> values = mixed_values<float>(mix, scale);
     for (std::size_t n = 0; n <= 2048; n += n < 80 ? 1 : 61) {
@@ -92,8 +90,6 @@ void check_float32(stats_kernels::Float32Kernel kernel, int mix, double scale, f
             CHECK(close(got.shifted_sum, want.sum, std::fabs(want.sum)));
             CHECK(close(got.shifted_squares, want.squares, want.squares));
             const stats_kernels::Float32Block reference = stats_kernels::float32_portable(p, n, shift);
-            CHECK(same_bits(got.shifted_sum, reference.shifted_sum));
-            CHECK(same_bits(got.shifted_squares, reference.shifted_squares));
             CHECK(std::signbit(got.lo) == std::signbit(reference.lo));
             CHECK(std::signbit(got.hi) == std::signbit(reference.hi));
         }
@@ -102,7 +98,7 @@ void check_float32(stats_kernels::Float32Kernel kernel, int mix, double scale, f
 
 }  // namespace
 
-TEST_CASE("stats kernels: float32 blocks agree with the plain loop, each kernel with the same bits") {
+TEST_CASE("stats kernels: float32 blocks agree with the plain loop, in every kernel") {
     std::vector<stats_kernels::Float32Kernel> kernels = {stats_kernels::float32_portable};
     if (const auto avx2 = stats_kernels::float32_avx2()) kernels.push_back(avx2);
     for (const auto kernel : kernels) {

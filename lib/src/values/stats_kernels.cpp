@@ -38,10 +38,8 @@ Float32Block float32_portable(const float* p, std::size_t n, float shift) {
             const float x = p[i + e];
             lanes.lo[j] = x < lanes.lo[j] ? x : lanes.lo[j];
             lanes.hi[j] = x > lanes.hi[j] ? x : lanes.hi[j];
-            const float a = std::fabs(x);
-            const bool finite = a < inf;
+            const bool finite = std::fabs(x) < inf;
             lanes.finite += finite;
-            lanes.infinite += a == inf;
             // A value that is not finite is taken as the shift: its deviation is 0.
             const double d = static_cast<double>(finite ? x : shift) - k;
             lanes.sum[j] += d;

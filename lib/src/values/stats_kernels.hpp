@@ -7,8 +7,9 @@
 // (stats.cpp), S1 is small and nothing cancels; K as far from the block as the block before
 // was costs digits only of a total that its distance from that block dominates anyway. float32
 // values and their differences cannot overflow float64, so the squares are never infinite.
-// One kernel per instruction set (the portable loop is the reference; AVX2), with the same
-// partial sums in the same lanes, so the bits of a result are the same on any CPU.
+// One kernel per instruction set (the portable loop is the reference; AVX2 with FMA), with the
+// same partial sums in the same lanes: the extremes and counts are the same on any CPU, the
+// sums the same but for the rounding the fused multiply-add of the squares leaves out.
 //
 // float64 in two passes over the block (it is in the cache for the second): its finite sum,
 // then the squared deviations from its mean; a deviation of float64 values can overflow,

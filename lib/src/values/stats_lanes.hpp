@@ -20,7 +20,7 @@ constexpr std::size_t kRun = 16, kLanes = 8;
 struct Float32Lanes {
     double sum[kLanes], squares[kLanes];
     float lo[kLanes], hi[kLanes];
-    std::int64_t finite = 0, infinite = 0;  // of the elements the lanes took
+    std::int64_t finite = 0;  // of the elements the lanes took
 };
 
 // Lanes 0-3 and 4-7 as vectors: the two added, then the four sums.
@@ -41,30 +41,31 @@ inline Float32Block finish_float32(const Float32Lanes& lanes, const float* p, st
         b.lo = lanes.lo[j] < b.lo ? lanes.lo[j] : b.lo;
         b.hi = lanes.hi[j] > b.hi ? lanes.hi[j] : b.hi;
     }
-    std::int64_t finite = lanes.finite, infinite = lanes.infinite;
+    std::int64_t finite = lanes.finite;
     double sum = 0, squares = 0;
     for (std::size_t i = from; i < n; ++i) {
         const float x = p[i];
         b.lo = x < b.lo ? x : b.lo;
         b.hi = x > b.hi ? x : b.hi;
-        const float a = std::fabs(x);
-        if (a < inf) {
+        if (std::fabs(x) < inf) {
             const double d = static_cast<double>(x) - k;
             sum += d;
             squares += d * d;
             ++finite;
         }
-        infinite += a == inf;
     }
     b.shifted_sum = lanes_total(lanes.sum) + sum;
     b.shifted_squares = lanes_total(lanes.squares) + squares;
     b.finite = finite;
-    b.nan = static_cast<std::int64_t>(n) - finite - infinite;
-    // Infinities are rare: the lanes count them, and their signs are counted here if any.
-    if (infinite > 0) {
-        for (std::size_t i = 0; i < n; ++i) b.posinf += p[i] == inf;
-        b.neginf = infinite - b.posinf;
+    // Infinities are rare, and the extremes say whether there are any: only then are they
+    // counted, here, so that the lanes count the finite values alone.
+    if (b.hi == inf || b.lo == -inf) {
+        for (std::size_t i = 0; i < n; ++i) {
+            b.posinf += p[i] == inf;
+            b.neginf += p[i] == -inf;
+        }
     }
+    b.nan = static_cast<std::int64_t>(n) - finite - b.posinf - b.neginf;
     return b;
 }
 

@@ -15,12 +15,17 @@
 #include <vector>
 
 #include "base/half_float.hpp"
+#include "library_internals.hpp"
+#include "npy_fixture.hpp"
 #include "values/narrow_floats.hpp"
 #include "tslice/convert.hpp"
 #include "tslice/error.hpp"
 #include "tslice/stats.hpp"
+#include "tslice/text_values.hpp"
 
 using namespace tslice;
+using tslice_test::read_file;
+using tslice_test::TempDir;
 
 namespace {
 
@@ -257,4 +262,33 @@ TEST_CASE("double_to_half_bits rounds as the compiler's float16 does, for the bu
     // NaN stays NaN, sign kept.
     CHECK((double_to_half_bits(std::numeric_limits<double>::quiet_NaN()) & 0x7E00) == 0x7E00);
     CHECK((double_to_half_bits(-std::numeric_limits<double>::quiet_NaN()) & 0x8000) == 0x8000);
+}
+
+TEST_CASE("text with --astype: converted chunk by chunk, the same text as the converted result's") {
+    // float64 walked backwards, every other element, to float32 and to int16: many chunks of
+    // a test's 4 KiB, none converted whole.
+    const std::int64_t n = 24000;
+    std::vector<double> values(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = std::sin(static_cast<double>(i)) * 1e4;
+    View view = View::contiguous({n / 2}, 8);
+    view.byte_offset = (n - 1) * 8;
+    view.byte_strides = {-16};
+    const auto* data = reinterpret_cast<const std::byte*>(values.data());
+    TempDir dir;
+    for (const char* target : {"f4", ">i2", "bf16"}) {
+        for (const TextFormat format : {TextFormat::Json, TextFormat::Csv}) {
+            CAPTURE(target);
+            const ElementType to = parse_astype(target);
+            const Conversion conversion(parse_astype("f8"), to);
+            set_read_chunk_for_tests(4096);
+            write_values_as_text((dir.path / "streamed").string(), format, data, view, to, {}, {}, &conversion);
+            set_read_chunk_for_tests(0);
+            const std::vector<std::byte> whole = convert_view(data, view, conversion);
+            write_values_as_text((dir.path / "whole").string(), format, whole.data(),
+                                 View::contiguous(view.shape, to.itemsize()), to);
+            const std::string streamed = read_file(dir.path / "streamed");
+            CHECK(streamed.size() > 4 * 4096);
+            CHECK(streamed == read_file(dir.path / "whole"));
+        }
+    }
 }

@@ -190,6 +190,28 @@ TEST_CASE("stats: integers' extremes exact, empty and all-NaN have none") {
     CHECK_THROWS_AS(check_stats_type(parse_astype("c8")), Error);
 }
 
+TEST_CASE("convert: outputs of 8 MiB and more, written with streaming stores, agree with the codecs") {
+    // Past the size from which the narrowing kernels stream their stores, from an odd start in
+    // the output (the elements before its first 32-byte boundary go one by one).
+    std::mt19937 rng(12);
+    const std::size_t count = (std::size_t{8} << 20) + 37;
+    std::vector<std::uint32_t> bits(count);
+    for (auto& b : bits) b = static_cast<std::uint32_t>(rng());
+    const auto* src = reinterpret_cast<const std::byte*>(bits.data());
+    std::vector<std::uint16_t> bf16(count + 1);
+    std::vector<std::uint8_t> e4m3(count + 3);
+    Conversion(parse_astype("f4"), parse_astype("bf16")).run(src, reinterpret_cast<std::byte*>(bf16.data() + 1), count);
+    Conversion(parse_astype("f4"), parse_astype("f8_e4m3")).run(src, reinterpret_cast<std::byte*>(e4m3.data() + 3), count);
+    std::size_t wrong_bf16 = 0, wrong_e4m3 = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        const float f = std::bit_cast<float>(bits[i]);
+        wrong_bf16 += bf16[i + 1] != narrow::bf16_from_float(f);
+        wrong_e4m3 += e4m3[i + 3] != narrow::f8_from_double(narrow::F8::E4M3, f);
+    }
+    CHECK(wrong_bf16 == 0);
+    CHECK(wrong_e4m3 == 0);
+}
+
 TEST_CASE("convert: the SIMD kernels (float32 -> bfloat16, float8; float8 -> float16) agree with the codecs") {
     std::mt19937 rng(11);
     // Random bits: every class of value (NaN, infinities, subnormals), and lengths with tails.

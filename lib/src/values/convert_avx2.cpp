@@ -94,8 +94,10 @@ TSLICE_AVX2 inline __m256i f8_lanes(__m256 x) {
     const __m256i subnormal = _mm256_cvtps_epi32(units);
     const __m256i is_sub = _mm256_cmpgt_epi32(_mm256_set1_epi32((128 - Bias) << 23), magnitude);
     __m256i code = _mm256_blendv_epi8(normal, subnormal, is_sub);
-    const __m256i over = _mm256_cmpgt_epi32(code, _mm256_set1_epi32(kMaxCode));
-    code = _mm256_blendv_epi8(code, _mm256_set1_epi32(kOverflow), over);
+    // The overflow code is the one after the largest (e4m3fn: NaN, e5m2: inf), so a minimum
+    // is the overflow rule; NaN and inf inputs have codes past it too.
+    static_assert(kOverflow == kMaxCode + 1);
+    code = _mm256_min_epi32(code, _mm256_set1_epi32(kOverflow));
     if constexpr (HasInf) {
         const __m256i nan = _mm256_cmpgt_epi32(magnitude, _mm256_set1_epi32(0x7f800000));
         code = _mm256_blendv_epi8(code, _mm256_set1_epi32(kNan), nan);

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -101,6 +102,7 @@ void check_float32(stats_kernels::Float32Kernel kernel, int mix, double scale, f
 TEST_CASE("stats kernels: float32 blocks agree with the plain loop, in every kernel") {
     std::vector<stats_kernels::Float32Kernel> kernels = {stats_kernels::float32_portable};
     if (const auto avx2 = stats_kernels::float32_avx2()) kernels.push_back(avx2);
+    if (const auto avx512 = stats_kernels::float32_avx512()) kernels.push_back(avx512);
     for (const auto kernel : kernels) {
         for (const int mix : {0, 1}) {
             check_float32(kernel, mix, 1, 0);
@@ -127,6 +129,26 @@ TEST_CASE("stats kernels: float64 blocks agree with the plain loop") {
                 CHECK(close(got.sum, want.sum + mean * want.finite, std::fabs(want.sum + mean * want.finite)));
                 CHECK(close(stats_kernels::squared_deviations(p, n, mean), want.squares, want.squares));
             }
+        }
+    }
+}
+
+TEST_CASE("stats kernels: the AVX2 and AVX-512 float32 kernels give the same bits, infinities or not") {
+    const auto avx2 = stats_kernels::float32_avx2();
+    const auto avx512 = stats_kernels::float32_avx512();
+    if (!avx2 || !avx512) return;  // (this CPU runs at most one of them)
+    for (const int mix : {0, 1}) {
+        const std::vector<float> values = mixed_values<float>(mix, 1);
+        for (std::size_t n = 0; n <= 2048; n += n < 80 ? 1 : 61) {
+            CAPTURE(n);
+            const stats_kernels::Float32Block a = avx2(values.data() + 1, n, 2.5f);
+            const stats_kernels::Float32Block b = avx512(values.data() + 1, n, 2.5f);
+            CHECK(std::memcmp(&a.shifted_sum, &b.shifted_sum, sizeof(double)) == 0);
+            CHECK(std::memcmp(&a.shifted_squares, &b.shifted_squares, sizeof(double)) == 0);
+            CHECK(a.finite == b.finite);
+            CHECK(a.nan == b.nan);
+            CHECK(a.posinf == b.posinf);
+            CHECK(a.neginf == b.neginf);
         }
     }
 }

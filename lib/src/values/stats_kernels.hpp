@@ -7,9 +7,10 @@
 // (stats.cpp), S1 is small and nothing cancels; K as far from the block as the block before
 // was costs digits only of a total that its distance from that block dominates anyway. float32
 // values and their differences cannot overflow float64, so the squares are never infinite.
-// One kernel per instruction set (the portable loop is the reference; AVX2 with FMA), with the
-// same partial sums in the same lanes: the extremes and counts are the same on any CPU, the
-// sums the same but for the rounding the fused multiply-add of the squares leaves out.
+// One kernel per instruction set (the portable loop is the reference; AVX2 and AVX-512 with
+// FMA), with the same partial sums in the same lanes: the extremes and counts are the same on
+// any CPU, the sums the same but for the rounding the fused multiply-add of the squares leaves
+// out (the two SIMD kernels give the same bits).
 //
 // float64 in two passes over the block (it is in the cache for the second): its finite sum,
 // then the squared deviations from its mean; a deviation of float64 values can overflow,
@@ -38,9 +39,10 @@ using Float32Kernel = Float32Block (*)(const float* p, std::size_t n, float shif
 
 // The kernel of the kernel set the copy uses (TSLICE_KERNEL=scalar: the portable one).
 Float32Kernel float32_kernel();
-// Each kernel, for the tests; avx2 is null where the CPU or the build has none.
+// Each kernel, for the tests; avx2 and avx512 are null where the CPU or the build has none.
 Float32Block float32_portable(const float* p, std::size_t n, float shift);
 Float32Kernel float32_avx2();
+Float32Kernel float32_avx512();
 
 struct Float64Block : Counts<double> {
     double sum = 0;  // of the finite values

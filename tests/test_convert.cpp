@@ -171,6 +171,33 @@ TEST_CASE("stats: accurate over an offset array, the same digits on any thread c
     CHECK(one.count == n);
 }
 
+TEST_CASE("stats: float32 in one pass, accurate over an offset, a trend and a jump, with NaNs") {
+    // Deviations from the block before: an offset large beside the spread, a trend that moves
+    // each block's mean away from the last's, a jump of 1e7 between two halves, NaNs.
+    const std::int64_t n = 3'000'000;
+    std::vector<float> values(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+        const double trend = static_cast<double>(i) * 1e-3, pattern = static_cast<double>(i % 7) * 0.25;
+        values[static_cast<std::size_t>(i)] =
+            i % 1000 == 3 ? std::nanf("") : static_cast<float>(1e6 + pattern + trend + (i >= n / 2 ? 1e7 : 0.0));
+    }
+    long double sum = 0, sq = 0;
+    std::int64_t finite = 0;
+    for (const float v : values)
+        if (!std::isnan(v)) sum += v, ++finite;
+    const long double mean = sum / finite;
+    for (const float v : values)
+        if (!std::isnan(v)) sq += (v - mean) * (v - mean);
+    const double std_exact = static_cast<double>(std::sqrt(sq / finite));
+    const auto* data = reinterpret_cast<const std::byte*>(values.data());
+    for (const unsigned threads : {1u, 2u}) {
+        const ArrayStats s = compute_stats(data, View::contiguous({n}, 4), parse_astype("f4"), std::nullopt, {}, threads);
+        CHECK(s.nan == n / 1000);
+        CHECK(std::fabs(*s.mean - static_cast<double>(mean)) <= 1e-12 * static_cast<double>(mean));
+        CHECK(std::fabs(*s.std - std_exact) <= 1e-12 * std_exact);
+    }
+}
+
 TEST_CASE("stats: integers' extremes exact, empty and all-NaN have none") {
     const std::vector<std::int64_t> big = {std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min(), 5};
     const ArrayStats s = compute_stats(reinterpret_cast<const std::byte*>(big.data()), View::contiguous({3}, 8),

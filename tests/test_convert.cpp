@@ -22,6 +22,7 @@
 #include "tslice/error.hpp"
 #include "tslice/stats.hpp"
 #include "tslice/text_values.hpp"
+#include "tslice/write.hpp"
 
 using namespace tslice;
 using tslice_test::read_file;
@@ -338,6 +339,40 @@ TEST_CASE("text with --astype: converted chunk by chunk, the same text as the co
             const std::string streamed = read_file(dir.path / "streamed");
             CHECK(streamed.size() > 4 * 4096);
             CHECK(streamed == read_file(dir.path / "whole"));
+        }
+    }
+}
+
+TEST_CASE("write_view_converted: every element of chunks of several parts, on any thread count") {
+    // 1,000,000 float32 (4 MB, past the size that starts threads) to bfloat16: chunks that a
+    // conversion may split into parts, also reversed so that the reader copies them; the file
+    // holds each element's code, in order.
+    const std::int64_t n = 1000000;
+    std::vector<float> values(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = static_cast<float>(i) * 0.37f - 5e4f;
+    View reversed = View::contiguous({n}, 4);
+    reversed.byte_offset = (n - 1) * 4;
+    reversed.byte_strides = {-4};
+    const auto* data = reinterpret_cast<const std::byte*>(values.data());
+    TempDir dir;
+    for (const View& view : {View::contiguous({n}, 4), reversed}) {
+        for (const unsigned threads : {1u, 2u}) {
+            CAPTURE(threads);
+            WriteOptions options;
+            options.threads = threads;
+            const std::string path = (dir.path / "out.bin").string();
+            write_view_converted(path, OutputFraming{"", 0, {}}, data, view, {}, options,
+                                 Conversion(parse_astype("f4"), parse_astype("bf16")));
+            const std::string bytes = read_file(path);
+            REQUIRE(bytes.size() == static_cast<std::size_t>(2 * n));
+            std::int64_t wrong = 0;
+            for (std::int64_t i = 0; i < n; ++i) {
+                const std::int64_t source = view.byte_strides[0] < 0 ? n - 1 - i : i;
+                std::uint16_t got;
+                std::memcpy(&got, bytes.data() + 2 * i, 2);
+                wrong += got != narrow::bf16_from_float(values[static_cast<std::size_t>(source)]);
+            }
+            CHECK(wrong == 0);
         }
     }
 }

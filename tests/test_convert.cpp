@@ -5,6 +5,7 @@
 // independence of the thread count.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/half_float.hpp"
@@ -218,7 +220,7 @@ TEST_CASE("stats: integers' extremes exact, empty and all-NaN have none") {
     CHECK_THROWS_AS(check_stats_type(parse_astype("c8")), Error);
 }
 
-TEST_CASE("convert: outputs of 8 MiB and more, written with streaming stores, agree with the codecs") {
+TEST_CASE("convert: outputs of 8 MiB and more, written with streaming stores, agree with the codecs and with pieces") {
     // Past the size from which the narrowing kernels stream their stores, from an odd start in
     // the output (the elements before its first 32-byte boundary go one by one).
     std::mt19937 rng(12);
@@ -238,6 +240,27 @@ TEST_CASE("convert: outputs of 8 MiB and more, written with streaming stores, ag
     }
     CHECK(wrong_bf16 == 0);
     CHECK(wrong_e4m3 == 0);
+    // Every narrowing kernel that streams: the same bytes as converted in pieces too small to.
+    for (const auto& [from, to] : {std::pair{"f4", "f2"}, std::pair{"f8", "f4"}, std::pair{"f4", "bf16"},
+                                   std::pair{"f4", "f8_e5m2"}}) {
+        CAPTURE(from);
+        CAPTURE(to);
+        const Conversion conversion(parse_astype(from), parse_astype(to));
+        const std::size_t n = (std::size_t{8} << 20) / conversion.to_size() + 37;
+        std::vector<std::byte> in(n * conversion.from_size());
+        for (std::size_t k = 0; k < in.size(); k += 4) {
+            const auto r = static_cast<std::uint32_t>(rng());
+            std::memcpy(in.data() + k, &r, 4);
+        }
+        // One element in: aligned to elements, not to a streaming store.
+        std::vector<std::byte> whole((n + 1) * conversion.to_size()), pieces(n * conversion.to_size());
+        conversion.run(in.data(), whole.data() + conversion.to_size(), static_cast<std::int64_t>(n));
+        constexpr std::size_t kPiece = 65536;
+        for (std::size_t k = 0; k < n; k += kPiece)
+            conversion.run(in.data() + k * conversion.from_size(), pieces.data() + k * conversion.to_size(),
+                           static_cast<std::int64_t>(std::min(kPiece, n - k)));
+        CHECK(std::memcmp(whole.data() + conversion.to_size(), pieces.data(), pieces.size()) == 0);
+    }
 }
 
 TEST_CASE("convert: the SIMD kernels (float32 -> bfloat16, float8; float8 -> float16) agree with the codecs") {

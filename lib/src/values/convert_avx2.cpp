@@ -31,20 +31,6 @@ TSLICE_AVX2 inline __m256i bf16_lanes(__m256i w) {
     return _mm256_blendv_epi8(rounded, quiet, nan);
 }
 
-// An output of at least this many bytes is written with streaming (non-temporal) stores, as
-// memcpy writes a large copy: it is not read again soon, so it need not be read into the cache
-// before it is written. The write stage's pieces are far smaller (they stay in the cache for
-// the write() that follows); a conversion made whole in memory (Zarr, printing) is not.
-constexpr std::size_t kStreamBytes = std::size_t{8} << 20;
-
-// Elements to convert one by one before `dst` + that many `to_size`-byte elements is 32-byte
-// aligned; `count` where it never is.
-inline std::size_t unaligned_head(const std::byte* dst, std::size_t to_size, std::size_t count) {
-    const auto misaligned = reinterpret_cast<std::uintptr_t>(dst) % 32;
-    if (misaligned % to_size != 0) return count;
-    return std::min(count, (32 - misaligned) % 32 / to_size);
-}
-
 TSLICE_AVX2 inline void store(std::byte* at, __m256i v, bool stream) {
     if (stream) _mm256_stream_si256(reinterpret_cast<__m256i*>(at), v);
     else _mm256_storeu_si256(reinterpret_cast<__m256i*>(at), v);
@@ -61,8 +47,8 @@ inline void f4_to_bf16_one_by_one(const std::byte* src, std::byte* dst, std::siz
 }
 
 TSLICE_AVX2 void f4_to_bf16(const std::byte* src, std::byte* dst, std::size_t count, const void*) {
-    const bool stream = 2 * count >= kStreamBytes && unaligned_head(dst, 2, count) < count;
-    std::size_t i = stream ? unaligned_head(dst, 2, count) : 0;
+    const bool stream = 2 * count >= kStreamBytes && unaligned_head(dst, 32, 2, count) < count;
+    std::size_t i = stream ? unaligned_head(dst, 32, 2, count) : 0;
     f4_to_bf16_one_by_one(src, dst, 0, i);
     for (; i + 16 <= count; i += 16) {
         const __m256i a = bf16_lanes(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 4 * i)));
@@ -115,7 +101,7 @@ TSLICE_AVX2 void f4_to_f8(const std::byte* src, std::byte* dst, std::size_t coun
         }
     };
     const bool stream = count >= kStreamBytes;
-    std::size_t i = stream ? unaligned_head(dst, 1, count) : 0;
+    std::size_t i = stream ? unaligned_head(dst, 32, 1, count) : 0;
     one_by_one(0, i);
     const auto* in = reinterpret_cast<const float*>(src);
     const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
@@ -132,20 +118,25 @@ TSLICE_AVX2 void f4_to_f8(const std::byte* src, std::byte* dst, std::size_t coun
 }
 
 TSLICE_AVX2 void f8_to_f4(const std::byte* src, std::byte* dst, std::size_t count, const void*) {
-    std::size_t i = 0;
+    const auto one_by_one = [&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to; ++i) {
+            double d;
+            std::memcpy(&d, src + 8 * i, 8);
+            const auto f = static_cast<float>(d);
+            std::memcpy(dst + 4 * i, &f, 4);
+        }
+    };
+    const bool stream = 4 * count >= kStreamBytes && unaligned_head(dst, 32, 4, count) < count;
+    std::size_t i = stream ? unaligned_head(dst, 32, 4, count) : 0;
+    one_by_one(0, i);
     const auto* in = reinterpret_cast<const double*>(src);
-    auto* out = reinterpret_cast<float*>(dst);
     for (; i + 8 <= count; i += 8) {
         const __m128 a = _mm256_cvtpd_ps(_mm256_loadu_pd(in + i));
         const __m128 b = _mm256_cvtpd_ps(_mm256_loadu_pd(in + i + 4));
-        _mm256_storeu_ps(out + i, _mm256_set_m128(b, a));
+        store(dst + 4 * i, _mm256_castps_si256(_mm256_set_m128(b, a)), stream);
     }
-    for (; i < count; ++i) {
-        double d;
-        std::memcpy(&d, src + 8 * i, 8);
-        const auto f = static_cast<float>(d);
-        std::memcpy(dst + 4 * i, &f, 4);
-    }
+    if (stream) _mm_sfence();
+    one_by_one(i, count);
 }
 
 // float8 (e4m3fn, e5m2) to float16, 32 codes a step, in bytes: every value of both is a

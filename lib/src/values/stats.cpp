@@ -6,7 +6,7 @@
 // summed as it is), then reduced block by block (stats_kernels.hpp).
 //
 // The parts depend only on the view, never on the thread count or the rounds, and they are
-// merged in their order: the same input gives the same digits on any machine size.
+// merged in their order: the same input gives the same digits with any number of threads.
 #include "tslice/stats.hpp"
 
 #include <algorithm>

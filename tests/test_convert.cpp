@@ -5,6 +5,7 @@
 // independence of the thread count.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -12,15 +13,22 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/half_float.hpp"
+#include "library_internals.hpp"
+#include "npy_fixture.hpp"
 #include "values/narrow_floats.hpp"
 #include "tslice/convert.hpp"
 #include "tslice/error.hpp"
 #include "tslice/stats.hpp"
+#include "tslice/text_values.hpp"
+#include "tslice/write.hpp"
 
 using namespace tslice;
+using tslice_test::read_file;
+using tslice_test::TempDir;
 
 namespace {
 
@@ -166,6 +174,33 @@ TEST_CASE("stats: accurate over an offset array, the same digits on any thread c
     CHECK(one.count == n);
 }
 
+TEST_CASE("stats: float32 in one pass, accurate over an offset, a trend and a jump, with NaNs") {
+    // Deviations from the block before: an offset large beside the spread, a trend that moves
+    // each block's mean away from the last's, a jump of 1e7 between two halves, NaNs.
+    const std::int64_t n = 3'000'000;
+    std::vector<float> values(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+        const double trend = static_cast<double>(i) * 1e-3, pattern = static_cast<double>(i % 7) * 0.25;
+        values[static_cast<std::size_t>(i)] =
+            i % 1000 == 3 ? std::nanf("") : static_cast<float>(1e6 + pattern + trend + (i >= n / 2 ? 1e7 : 0.0));
+    }
+    long double sum = 0, sq = 0;
+    std::int64_t finite = 0;
+    for (const float v : values)
+        if (!std::isnan(v)) sum += v, ++finite;
+    const long double mean = sum / finite;
+    for (const float v : values)
+        if (!std::isnan(v)) sq += (v - mean) * (v - mean);
+    const double std_exact = static_cast<double>(std::sqrt(sq / finite));
+    const auto* data = reinterpret_cast<const std::byte*>(values.data());
+    for (const unsigned threads : {1u, 2u}) {
+        const ArrayStats s = compute_stats(data, View::contiguous({n}, 4), parse_astype("f4"), std::nullopt, {}, threads);
+        CHECK(s.nan == n / 1000);
+        CHECK(std::fabs(*s.mean - static_cast<double>(mean)) <= 1e-12 * static_cast<double>(mean));
+        CHECK(std::fabs(*s.std - std_exact) <= 1e-12 * std_exact);
+    }
+}
+
 TEST_CASE("stats: integers' extremes exact, empty and all-NaN have none") {
     const std::vector<std::int64_t> big = {std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min(), 5};
     const ArrayStats s = compute_stats(reinterpret_cast<const std::byte*>(big.data()), View::contiguous({3}, 8),
@@ -183,6 +218,49 @@ TEST_CASE("stats: integers' extremes exact, empty and all-NaN have none") {
     CHECK(e.count == 0);
     CHECK(!e.std);
     CHECK_THROWS_AS(check_stats_type(parse_astype("c8")), Error);
+}
+
+TEST_CASE("convert: outputs of 8 MiB and more, written with streaming stores, agree with the codecs and with pieces") {
+    // Past the size from which the narrowing kernels stream their stores, from an odd start in
+    // the output (the elements before its first 32-byte boundary go one by one).
+    std::mt19937 rng(12);
+    const std::size_t count = (std::size_t{8} << 20) + 37;
+    std::vector<std::uint32_t> bits(count);
+    for (auto& b : bits) b = static_cast<std::uint32_t>(rng());
+    const auto* src = reinterpret_cast<const std::byte*>(bits.data());
+    std::vector<std::uint16_t> bf16(count + 1);
+    std::vector<std::uint8_t> e4m3(count + 3);
+    Conversion(parse_astype("f4"), parse_astype("bf16")).run(src, reinterpret_cast<std::byte*>(bf16.data() + 1), count);
+    Conversion(parse_astype("f4"), parse_astype("f8_e4m3")).run(src, reinterpret_cast<std::byte*>(e4m3.data() + 3), count);
+    std::size_t wrong_bf16 = 0, wrong_e4m3 = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        const float f = std::bit_cast<float>(bits[i]);
+        wrong_bf16 += bf16[i + 1] != narrow::bf16_from_float(f);
+        wrong_e4m3 += e4m3[i + 3] != narrow::f8_from_double(narrow::F8::E4M3, f);
+    }
+    CHECK(wrong_bf16 == 0);
+    CHECK(wrong_e4m3 == 0);
+    // Every narrowing kernel that streams: the same bytes as converted in pieces too small to.
+    for (const auto& [from, to] : {std::pair{"f4", "f2"}, std::pair{"f8", "f4"}, std::pair{"f4", "bf16"},
+                                   std::pair{"f4", "f8_e5m2"}}) {
+        CAPTURE(from);
+        CAPTURE(to);
+        const Conversion conversion(parse_astype(from), parse_astype(to));
+        const std::size_t n = (std::size_t{8} << 20) / conversion.to_size() + 37;
+        std::vector<std::byte> in(n * conversion.from_size());
+        for (std::size_t k = 0; k < in.size(); k += 4) {
+            const auto r = static_cast<std::uint32_t>(rng());
+            std::memcpy(in.data() + k, &r, 4);
+        }
+        // One element in: aligned to elements, not to a streaming store.
+        std::vector<std::byte> whole((n + 1) * conversion.to_size()), pieces(n * conversion.to_size());
+        conversion.run(in.data(), whole.data() + conversion.to_size(), static_cast<std::int64_t>(n));
+        constexpr std::size_t kPiece = 65536;
+        for (std::size_t k = 0; k < n; k += kPiece)
+            conversion.run(in.data() + k * conversion.from_size(), pieces.data() + k * conversion.to_size(),
+                           static_cast<std::int64_t>(std::min(kPiece, n - k)));
+        CHECK(std::memcmp(whole.data() + conversion.to_size(), pieces.data(), pieces.size()) == 0);
+    }
 }
 
 TEST_CASE("convert: the SIMD kernels (float32 -> bfloat16, float8; float8 -> float16) agree with the codecs") {
@@ -257,4 +335,67 @@ TEST_CASE("double_to_half_bits rounds as the compiler's float16 does, for the bu
     // NaN stays NaN, sign kept.
     CHECK((double_to_half_bits(std::numeric_limits<double>::quiet_NaN()) & 0x7E00) == 0x7E00);
     CHECK((double_to_half_bits(-std::numeric_limits<double>::quiet_NaN()) & 0x8000) == 0x8000);
+}
+
+TEST_CASE("text with --astype: converted chunk by chunk, the same text as the converted result's") {
+    // float64 walked backwards, every other element, to float32 and to int16: many chunks of
+    // a test's 4 KiB, none converted whole.
+    const std::int64_t n = 24000;
+    std::vector<double> values(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = std::sin(static_cast<double>(i)) * 1e4;
+    View view = View::contiguous({n / 2}, 8);
+    view.byte_offset = (n - 1) * 8;
+    view.byte_strides = {-16};
+    const auto* data = reinterpret_cast<const std::byte*>(values.data());
+    TempDir dir;
+    for (const char* target : {"f4", ">i2", "bf16"}) {
+        for (const TextFormat format : {TextFormat::Json, TextFormat::Csv}) {
+            CAPTURE(target);
+            const ElementType to = parse_astype(target);
+            const Conversion conversion(parse_astype("f8"), to);
+            set_read_chunk_for_tests(4096);
+            write_values_as_text((dir.path / "streamed").string(), format, data, view, to, {}, {}, &conversion);
+            set_read_chunk_for_tests(0);
+            const std::vector<std::byte> whole = convert_view(data, view, conversion);
+            write_values_as_text((dir.path / "whole").string(), format, whole.data(),
+                                 View::contiguous(view.shape, to.itemsize()), to);
+            const std::string streamed = read_file(dir.path / "streamed");
+            CHECK(streamed.size() > 4 * 4096);
+            CHECK(streamed == read_file(dir.path / "whole"));
+        }
+    }
+}
+
+TEST_CASE("write_view_converted: every element of chunks of several parts, on any thread count") {
+    // 1,000,000 float32 (4 MB, past the size that starts threads) to bfloat16: chunks that a
+    // conversion may split into parts, also reversed so that the reader copies them; the file
+    // holds each element's code, in order.
+    const std::int64_t n = 1000000;
+    std::vector<float> values(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = static_cast<float>(i) * 0.37f - 5e4f;
+    View reversed = View::contiguous({n}, 4);
+    reversed.byte_offset = (n - 1) * 4;
+    reversed.byte_strides = {-4};
+    const auto* data = reinterpret_cast<const std::byte*>(values.data());
+    TempDir dir;
+    for (const View& view : {View::contiguous({n}, 4), reversed}) {
+        for (const unsigned threads : {1u, 2u}) {
+            CAPTURE(threads);
+            WriteOptions options;
+            options.threads = threads;
+            const std::string path = (dir.path / "out.bin").string();
+            write_view_converted(path, OutputFraming{"", 0, {}}, data, view, {}, options,
+                                 Conversion(parse_astype("f4"), parse_astype("bf16")));
+            const std::string bytes = read_file(path);
+            REQUIRE(bytes.size() == static_cast<std::size_t>(2 * n));
+            std::int64_t wrong = 0;
+            for (std::int64_t i = 0; i < n; ++i) {
+                const std::int64_t source = view.byte_strides[0] < 0 ? n - 1 - i : i;
+                std::uint16_t got;
+                std::memcpy(&got, bytes.data() + 2 * i, 2);
+                wrong += got != narrow::bf16_from_float(values[static_cast<std::size_t>(source)]);
+            }
+            CHECK(wrong == 0);
+        }
+    }
 }

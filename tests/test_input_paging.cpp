@@ -31,6 +31,7 @@ ReadSizes small_sizes(double read_ahead_bytes, std::int64_t smallest_block) {
     sizes.read_ahead_bytes = read_ahead_bytes;
     sizes.read_ahead_block_bytes = smallest_block;
     sizes.read_ahead_thread = false;  // the asks in order, on this thread, as they are made
+    sizes.read_in_skips_cached = false;  // the fake page cache holds every page
     return sizes;
 }
 
@@ -97,6 +98,27 @@ TEST_CASE("input paging: a walk without gaps is read in, either way; ranges apar
     for (std::size_t k = 1; k < split_rows.read_in.size(); ++k) CHECK(split_rows.read_in[k].first % (8 << 10) == 4 << 10);
     CHECK(split_rows.asked.size() == 15);
     for (const auto& [begin, end] : split_rows.asked) CHECK(begin % (8 << 10) == 0);
+}
+
+TEST_CASE("input paging: a stretch the page cache holds is not read in; one it lacks a page of is") {
+    const std::vector<std::int64_t> shape = {16, 32, 64};  // rows of 8 KiB, 128 KiB in all
+    ReadSizes sizes = small_sizes(32 << 10, 1 << 10);
+    sizes.read_in_bytes = 1 << 10;
+    sizes.read_in_skips_cached = true;
+    // Every page cached but those of the third row: only the requests that reach it read in.
+    Ranges read_in, asked_where;
+    FakePages fake(nullptr);
+    fake.on_read_in = [&](std::int64_t begin, std::int64_t end) { read_in.emplace_back(begin, end); };
+    fake.on_read_ahead = [&](std::int64_t begin, std::int64_t end) { asked_where.emplace_back(begin, end); };
+    fake.on_cached = [](std::int64_t at) { return at < (16 << 10) || at >= (24 << 10); };
+    const InputPages pages = fake.pages();
+    const View view = view_of("[:]", shape);
+    InputPaging paging(view, pages, sizes);
+    REQUIRE(paging.reads_ahead());
+    for (std::int64_t element = 1000; element < view.element_count(); element += 1000) paging.before(element);
+    // Requests of a row each (8 KiB): the third row's is the one read in.
+    CHECK(read_in == Ranges{{16 << 10, 24 << 10}});
+    CHECK(asked_where.empty());
 }
 
 TEST_CASE("input paging: a reversed walk is asked for from the end down, every byte once") {

@@ -327,6 +327,15 @@ def astype_case(tslice, work, rng, index):
     if not np.all(same | ~mask):
         bad = np.argwhere(~(same | ~mask))[:3]
         return [("astype", f"{what}: differs at {bad.tolist()}: {got[tuple(bad.T)]} vs {want[tuple(bad.T)]}")]
+    # As text, converted chunk by chunk as it is written: the same text as the converted .npy's.
+    for fmt in ("json", "csv"):
+        if fmt == "csv" and (want.ndim > 2 or want.dtype.kind not in "biufc"):
+            continue
+        r_conv = run(tslice, [src, expr, "--astype", target, "--format", fmt])
+        r_plain = run(tslice, [out, "--format", fmt])
+        if r_conv.returncode or r_plain.returncode or r_conv.stdout != r_plain.stdout:
+            return [("astype", f"{what} --format {fmt}: exit {r_conv.returncode}/{r_plain.returncode}, "
+                               f"{r_conv.stdout[:80]!r} vs {r_plain.stdout[:80]!r} {r_conv.stderr.decode()}")]
     # --shape --json shows the converted dtype.
     r = run(tslice, [src, expr, "--astype", target, "--shape", "--json"])
     shown = json.loads(r.stdout) if r.returncode == 0 else None

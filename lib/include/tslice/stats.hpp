@@ -2,8 +2,9 @@
 // float64, with the counts of its elements, NaNs and infinities, computed in one pass over the
 // view on every core, without writing the result anywhere.
 //
-// Accuracy: each block of a few thousand elements is summed in float64 (eight partial sums)
-// and its squared deviations taken from its own mean (two passes over data in the cache);
+// Accuracy: each block of a few thousand elements is summed in float64 partial sums: float32
+// in one pass, as deviations from the mean of the block before (summed and squared), float64
+// in two (its sum, then the squared deviations from its own mean, while it is in the cache);
 // blocks and parts are merged with Chan's formula in a balanced tree, so the error grows with
 // the logarithm of the count, not the count: 1e-12 relative over 10^9 elements.
 #pragma once

@@ -75,6 +75,7 @@ private:
     bool releases_ = false;
     std::atomic<bool> map_ahead_{false};  // cleared by the asking thread (see asking())
     std::int64_t read_in_bytes_ = 0;
+    bool skip_cached_ = false;
     std::optional<View::Span> fetched_;  // the last request made (by one thread at a time)
     View::Span whole_, unread_;
     std::int64_t total_ = 0;

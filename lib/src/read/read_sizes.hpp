@@ -40,6 +40,9 @@ struct ReadSizes {
     // A read ahead at least this long that goes on from the last one (a walk without gaps) is
     // read into the page cache (InputPages::read_in) rather than asked for.
     std::int64_t read_in_bytes = chunk();
+    // Whether such a read in is left out where the page cache holds the stretch already
+    // (InputPaging::fetch); a test's small chunks read in every one, so that the test sees it.
+    bool read_in_skips_cached = true;
     // A gather whose rows are at least this long reads them from the file (row_reads.hpp)
     // instead of through the mapping. Not a multiple of the chunk: about what a pread costs
     // against copying through a fault; a test's chunk of less than 1 KiB lowers it to half a
@@ -64,6 +67,7 @@ struct ReadSizes {
           read_ahead_block_bytes(kPageBytes),
           read_ahead_thread(bytes == kChunkBytes),
           read_in_bytes(chunk()),
+          read_in_skips_cached(bytes == kChunkBytes),
           read_row_bytes(std::min<std::int64_t>(512, chunk() / 2)),
           scattered_gather_bytes(64 * chunk()),
           gather_window_bytes(64 * chunk()),

@@ -94,7 +94,8 @@ void write_empty_json(TextStream& stream, const std::vector<std::int64_t>& shape
 }  // namespace
 
 void write_values_as_text(const std::string& path, TextFormat format, const std::byte* data, const View& view,
-                          const ElementType& type, const InputPages& pages, const WriteOptions& options) {
+                          const ElementType& type, const InputPages& pages, const WriteOptions& options,
+                          const Conversion* conversion) {
     const bool json = format == TextFormat::Json;
     const std::size_t rank = view.rank();
     if (!json) {
@@ -107,16 +108,21 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
     }
     const ValueWriter writer(type, json);
     const std::int64_t total = view.element_count();
-    const std::size_t itemsize = view.itemsize;
+    // The bytes of an element as formatted (converted, with a conversion).
+    const std::size_t itemsize = conversion ? conversion->to_size() : view.itemsize;
     // Elements are formatted from the reader's chunks; one larger than a chunk, from a window
-    // of its parts at a time (the reader hands out such elements in parts).
+    // of its parts at a time (the reader hands out such elements in parts). With a conversion,
+    // a chunk of the source's elements is converted into `elements` first.
     ResultReader reader(data, view, pages, {1, false, nullptr, true});
-    const bool windowed = itemsize > reader.chunk_bytes();
+    const bool windowed = view.itemsize > reader.chunk_bytes();
+    if (windowed && conversion)
+        throw Error(ErrorKind::Internal, "a conversion of elements larger than a chunk");
     const std::size_t unit = reader.view().itemsize;
     const auto units_per_element = static_cast<std::int64_t>(itemsize / unit);
-    const std::int64_t per_chunk = elements_per_chunk(itemsize, reader.chunk_bytes());
-    std::vector<std::byte> elements(
-        windowed ? 0 : static_cast<std::size_t>(std::min(per_chunk, std::max<std::int64_t>(total, 1))) * itemsize);
+    const std::int64_t per_chunk = elements_per_chunk(std::max(view.itemsize, itemsize), reader.chunk_bytes());
+    const auto chunk_elements = static_cast<std::size_t>(std::min(per_chunk, std::max<std::int64_t>(total, 1)));
+    std::vector<std::byte> elements(windowed ? 0 : chunk_elements * itemsize);
+    std::vector<std::byte> source(conversion ? chunk_elements * view.itemsize : 0);
 
     OutputFile output(path);
     TextStream stream(output);
@@ -130,7 +136,13 @@ void write_values_as_text(const std::string& path, TextFormat format, const std:
         std::vector<char> between(2 * rank + 2);
         for (std::int64_t next = 0; next < total;) {
             const std::int64_t count = windowed ? 1 : std::min(per_chunk, total - next);
-            const std::byte* chunk = windowed ? nullptr : reader.chunk(next, count, elements.data());
+            const std::byte* chunk = nullptr;
+            if (conversion) {
+                conversion->run(reader.chunk(next, count, source.data()), elements.data(), count);
+                chunk = elements.data();
+            } else if (!windowed) {
+                chunk = reader.chunk(next, count, elements.data());
+            }
             if (writer.fast()) {
                 TextOut text(stream.text());
                 for (std::int64_t i = 0; i < count; ++i, ++next) {

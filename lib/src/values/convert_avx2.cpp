@@ -5,6 +5,7 @@
 // the unit tests and the differential test hold them to it.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -30,20 +31,32 @@ TSLICE_AVX2 inline __m256i bf16_lanes(__m256i w) {
     return _mm256_blendv_epi8(rounded, quiet, nan);
 }
 
-TSLICE_AVX2 void f4_to_bf16(const std::byte* src, std::byte* dst, std::size_t count, const void*) {
-    std::size_t i = 0;
-    for (; i + 16 <= count; i += 16) {
-        const __m256i a = bf16_lanes(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 4 * i)));
-        const __m256i b = bf16_lanes(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 4 * i + 32)));
-        const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 2 * i), packed);
-    }
-    for (; i < count; ++i) {
+TSLICE_AVX2 inline void store(std::byte* at, __m256i v, bool stream) {
+    if (stream) _mm256_stream_si256(reinterpret_cast<__m256i*>(at), v);
+    else _mm256_storeu_si256(reinterpret_cast<__m256i*>(at), v);
+}
+
+// Elements [from, to) one by one with the element path.
+inline void f4_to_bf16_one_by_one(const std::byte* src, std::byte* dst, std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i) {
         float f;
         std::memcpy(&f, src + 4 * i, 4);
         const std::uint16_t h = narrow::bf16_from_float(f);
         std::memcpy(dst + 2 * i, &h, 2);
     }
+}
+
+TSLICE_AVX2 void f4_to_bf16(const std::byte* src, std::byte* dst, std::size_t count, const void*) {
+    const bool stream = 2 * count >= kStreamBytes && unaligned_head(dst, 32, 2, count) < count;
+    std::size_t i = stream ? unaligned_head(dst, 32, 2, count) : 0;
+    f4_to_bf16_one_by_one(src, dst, 0, i);
+    for (; i + 16 <= count; i += 16) {
+        const __m256i a = bf16_lanes(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 4 * i)));
+        const __m256i b = bf16_lanes(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 4 * i + 32)));
+        store(dst + 2 * i, _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8), stream);
+    }
+    if (stream) _mm_sfence();
+    f4_to_bf16_one_by_one(src, dst, i, count);
 }
 
 // float32 to a float8 with a sign, exponent and mantissa (e4m3fn, e5m2), eight lanes of codes.
@@ -67,8 +80,10 @@ TSLICE_AVX2 inline __m256i f8_lanes(__m256 x) {
     const __m256i subnormal = _mm256_cvtps_epi32(units);
     const __m256i is_sub = _mm256_cmpgt_epi32(_mm256_set1_epi32((128 - Bias) << 23), magnitude);
     __m256i code = _mm256_blendv_epi8(normal, subnormal, is_sub);
-    const __m256i over = _mm256_cmpgt_epi32(code, _mm256_set1_epi32(kMaxCode));
-    code = _mm256_blendv_epi8(code, _mm256_set1_epi32(kOverflow), over);
+    // The overflow code is the one after the largest (e4m3fn: NaN, e5m2: inf), so a minimum
+    // is the overflow rule; NaN and inf inputs have codes past it too.
+    static_assert(kOverflow == kMaxCode + 1);
+    code = _mm256_min_epi32(code, _mm256_set1_epi32(kOverflow));
     if constexpr (HasInf) {
         const __m256i nan = _mm256_cmpgt_epi32(magnitude, _mm256_set1_epi32(0x7f800000));
         code = _mm256_blendv_epi8(code, _mm256_set1_epi32(kNan), nan);
@@ -78,7 +93,16 @@ TSLICE_AVX2 inline __m256i f8_lanes(__m256 x) {
 
 template <int Mantissa, int Bias, bool HasInf, narrow::F8 Format>
 TSLICE_AVX2 void f4_to_f8(const std::byte* src, std::byte* dst, std::size_t count, const void*) {
-    std::size_t i = 0;
+    const auto one_by_one = [&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to; ++i) {
+            float f;
+            std::memcpy(&f, src + 4 * i, 4);
+            dst[i] = static_cast<std::byte>(narrow::f8_from_float_bits(Format, f));
+        }
+    };
+    const bool stream = count >= kStreamBytes;
+    std::size_t i = stream ? unaligned_head(dst, 32, 1, count) : 0;
+    one_by_one(0, i);
     const auto* in = reinterpret_cast<const float*>(src);
     const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
     for (; i + 32 <= count; i += 32) {
@@ -87,30 +111,32 @@ TSLICE_AVX2 void f4_to_f8(const std::byte* src, std::byte* dst, std::size_t coun
         const __m256i c = f8_lanes<Mantissa, Bias, HasInf>(_mm256_loadu_ps(in + i + 16));
         const __m256i d = f8_lanes<Mantissa, Bias, HasInf>(_mm256_loadu_ps(in + i + 24));
         const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(a, b), _mm256_packus_epi32(c, d));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_permutevar8x32_epi32(bytes, order));
+        store(dst + i, _mm256_permutevar8x32_epi32(bytes, order), stream);
     }
-    for (; i < count; ++i) {
-        float f;
-        std::memcpy(&f, src + 4 * i, 4);
-        dst[i] = static_cast<std::byte>(narrow::f8_from_float_bits(Format, f));
-    }
+    if (stream) _mm_sfence();
+    one_by_one(i, count);
 }
 
 TSLICE_AVX2 void f8_to_f4(const std::byte* src, std::byte* dst, std::size_t count, const void*) {
-    std::size_t i = 0;
+    const auto one_by_one = [&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to; ++i) {
+            double d;
+            std::memcpy(&d, src + 8 * i, 8);
+            const auto f = static_cast<float>(d);
+            std::memcpy(dst + 4 * i, &f, 4);
+        }
+    };
+    const bool stream = 4 * count >= kStreamBytes && unaligned_head(dst, 32, 4, count) < count;
+    std::size_t i = stream ? unaligned_head(dst, 32, 4, count) : 0;
+    one_by_one(0, i);
     const auto* in = reinterpret_cast<const double*>(src);
-    auto* out = reinterpret_cast<float*>(dst);
     for (; i + 8 <= count; i += 8) {
         const __m128 a = _mm256_cvtpd_ps(_mm256_loadu_pd(in + i));
         const __m128 b = _mm256_cvtpd_ps(_mm256_loadu_pd(in + i + 4));
-        _mm256_storeu_ps(out + i, _mm256_set_m128(b, a));
+        store(dst + 4 * i, _mm256_castps_si256(_mm256_set_m128(b, a)), stream);
     }
-    for (; i < count; ++i) {
-        double d;
-        std::memcpy(&d, src + 8 * i, 8);
-        const auto f = static_cast<float>(d);
-        std::memcpy(dst + 4 * i, &f, 4);
-    }
+    if (stream) _mm_sfence();
+    one_by_one(i, count);
 }
 
 // float8 (e4m3fn, e5m2) to float16, 32 codes a step, in bytes: every value of both is a

@@ -16,19 +16,31 @@ namespace tslice::kernels {
 namespace {
 
 #if defined(__x86_64__) || defined(__i386__)
-[[gnu::target("avx,f16c")]] void f4_to_f2(const std::byte* src, std::byte* dst, std::size_t count, const void*) {
-    std::size_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        const __m256 v = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 4 * i));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * i), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
-    }
-    for (; i < count; ++i) {
+// Elements [from, to) one at a time, through the same instruction.
+[[gnu::target("avx,f16c")]] void f4_to_f2_one_by_one(const std::byte* src, std::byte* dst, std::size_t from,
+                                                     std::size_t to) {
+    for (std::size_t i = from; i < to; ++i) {
         float f;
         std::memcpy(&f, src + 4 * i, 4);
         const __m128i h = _mm_cvtps_ph(_mm_set_ss(f), _MM_FROUND_TO_NEAREST_INT);
         const auto bits = static_cast<std::uint16_t>(_mm_extract_epi16(h, 0));
         std::memcpy(dst + 2 * i, &bits, 2);
     }
+}
+
+[[gnu::target("avx,f16c")]] void f4_to_f2(const std::byte* src, std::byte* dst, std::size_t count, const void*) {
+    // A large output with streaming stores (convert_kernels.hpp).
+    const bool stream = 2 * count >= kStreamBytes && unaligned_head(dst, 16, 2, count) < count;
+    std::size_t i = stream ? unaligned_head(dst, 16, 2, count) : 0;
+    f4_to_f2_one_by_one(src, dst, 0, i);
+    for (; i + 8 <= count; i += 8) {
+        const __m256 v = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 4 * i));
+        auto* at = reinterpret_cast<__m128i*>(dst + 2 * i);
+        if (stream) _mm_stream_si128(at, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+        else _mm_storeu_si128(at, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+    }
+    if (stream) _mm_sfence();
+    f4_to_f2_one_by_one(src, dst, i, count);
 }
 
 [[gnu::target("avx,f16c")]] void f2_to_f4(const std::byte* src, std::byte* dst, std::size_t count, const void*) {

@@ -1,11 +1,12 @@
-// --stats: one pass over the view (stats.hpp). The elements are taken in parts of about 1 MiB
-// of input, a round of them at a time over the worker threads; each part is read straight
-// from the mapping where it can be (a contiguous result of a type summed as it is), or copied
-// and converted a piece at a time into buffers of its own, then reduced block by block. The
-// input's pages are released after each round, so memory stays a few parts per thread.
+// --stats: one pass over the view (stats.hpp), through the read stage's ResultReader, which
+// hands out the result a round of chunks at a time (where it lies in the mapping, or copied),
+// asks for the input ahead and releases its pages behind, so memory stays a few rounds. Each
+// round is reduced in parts of about 1 MiB over the reader's worker threads: a part is
+// converted a piece at a time into buffers of its own where it must be (--astype, a type not
+// summed as it is), then reduced block by block (stats_kernels.hpp).
 //
-// Which parts there are depends only on the view, never on the thread count, and they are
-// merged in their order: the same input gives the same digits on any machine size.
+// The parts depend only on the view, never on the thread count or the rounds, and they are
+// merged in their order: the same input gives the same digits with any number of threads.
 #include "tslice/stats.hpp"
 
 #include <algorithm>
@@ -13,13 +14,12 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <type_traits>
 
-#include "read/input_paging.hpp"
+#include "read/result_reader.hpp"
 #include "values/stats_kernels.hpp"
-#include "read/read_sizes.hpp"
 #include "tslice/convert.hpp"
-#include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/npy.hpp"
 #include "tslice/threads.hpp"
@@ -76,6 +76,10 @@ struct Partial {
     std::int64_t nan = 0, posinf = 0, neginf = 0, count = 0;
     bool any = false;  // whether lo and hi hold a value
     T lo{}, hi{};
+    // float32: the shift of the next block's deviations (stats_kernels.hpp), the mean of the
+    // block before; a part's first block takes its first finite value.
+    bool shifted = false;
+    float shift = 0;
 
     void extremes(T low, T high) {
         if (!any) {
@@ -83,6 +87,11 @@ struct Partial {
         } else {
             lo = std::min(lo, low), hi = std::max(hi, high);
         }
+    }
+    template <class Counts>
+    void counts(const Counts& block, std::size_t n) {
+        nan += block.nan, posinf += block.posinf, neginf += block.neginf;
+        if (block.nan < static_cast<std::int64_t>(n)) extremes(block.lo, block.hi);
     }
     void absorb(const Partial& other) {
         tree.add(other.tree.total());
@@ -134,7 +143,7 @@ double block_m2(const T* p, std::size_t n, double mean) {
 
 // One block of at most kBlock values into `partial`.
 template <class T>
-void reduce_block(const T* p, std::size_t n, Partial<T>& partial) {
+void reduce_block(const T* p, std::size_t n, Partial<T>& partial, stats_kernels::Float32Kernel float32) {
     if (n == 0) return;
     partial.count += static_cast<std::int64_t>(n);
     if constexpr (std::is_integral_v<T>) {
@@ -144,11 +153,24 @@ void reduce_block(const T* p, std::size_t n, Partial<T>& partial) {
         const double mean = sum / static_cast<double>(n);
         partial.tree.add({static_cast<std::int64_t>(n), mean, block_m2(p, n, mean)});
         partial.extremes(lo, hi);
+    } else if constexpr (std::is_same_v<T, float>) {
+        if (!partial.shifted) {
+            for (std::size_t i = 0; i < n && !partial.shifted; ++i)
+                if (std::isfinite(p[i])) partial.shift = p[i], partial.shifted = true;
+        }
+        const stats_kernels::Float32Block block = float32(p, n, partial.shift);
+        partial.counts(block, n);
+        if (block.finite == 0) return;
+        const auto finite = static_cast<double>(block.finite);
+        const double offset = block.shifted_sum / finite;
+        const double mean = static_cast<double>(partial.shift) + offset;
+        // Rounding may leave a sum of squares of equal values a hair below 0.
+        const double m2 = std::max(0.0, block.shifted_squares - block.shifted_sum * offset);
+        partial.tree.add({block.finite, mean, m2});
+        partial.shift = static_cast<float>(mean);
     } else {
-        // The float kernels mask NaNs and infinities in their lanes (stats_kernels.hpp).
-        const stats_kernels::Block<T> block = stats_kernels::sums(p, n);
-        partial.nan += block.nan, partial.posinf += block.posinf, partial.neginf += block.neginf;
-        if (block.nan < static_cast<std::int64_t>(n)) partial.extremes(block.lo, block.hi);
+        const stats_kernels::Float64Block block = stats_kernels::sums(p, n);
+        partial.counts(block, n);
         if (block.finite == 0) return;
         // A sum of finite values can still overflow: then it is what numpy's sum gives too.
         const double mean = block.sum / static_cast<double>(block.finite);
@@ -182,72 +204,76 @@ template <class T>
 class Reduction {
 public:
     Reduction(const std::byte* data, const View& view, const Steps& steps, const InputPages& pages, unsigned threads)
-        : data_(data), view_(view), steps_(steps), pages_(pages), pool_(threads) {}
+        : data_(data), view_(view), steps_(steps), pages_(pages), threads_(threads),
+          float32_(stats_kernels::float32_kernel()) {}
 
     Partial<T> run() {
-        const std::int64_t total = view_.element_count();
-        const ReadSizes sizes = read_sizes();
-        InputPaging input(view_, pages_, sizes);
+        ReadOptions options;
+        options.threads = threads_;
+        // Each byte is read once, here: from the mapping, not copied into a chunk first.
+        options.map_contiguous = true;
+        ResultReader reader(data_, view_, pages_, options);
+        if (reader.itemsize() != view_.itemsize)
+            throw std::logic_error("stats: the reader split elements of " + std::to_string(view_.itemsize) + " bytes");
+        const std::int64_t total = reader.elements();
+        const std::size_t itemsize = view_.itemsize;
         // About 1 MiB of input a part, whatever the thread count.
-        const std::int64_t part = std::max<std::int64_t>(1, (std::int64_t{1} << 20) / static_cast<std::int64_t>(view_.itemsize));
-        const std::int64_t parts_total = (total + part - 1) / part;
-        const unsigned per_round = std::max(1u, pool_.size());
+        const std::int64_t part = std::max<std::int64_t>(1, (std::int64_t{1} << 20) / static_cast<std::int64_t>(itemsize));
+        // Two parts a thread a round, so that a thread slowed by another process leaves its
+        // second to the others; at most 16 parts of memory a round.
+        WorkerPool& pool = reader.pool();
+        const std::int64_t per_round = std::max<std::int64_t>(pool.size(), std::min<std::int64_t>(2 * pool.size(), 16));
+        const std::int64_t round = std::min(total, part * per_round);
+        std::vector<std::byte> scratch;
+        if (!reader.view().is_c_contiguous()) scratch.resize(static_cast<std::size_t>(round) * itemsize);
+        std::vector<Partial<T>> found(static_cast<std::size_t>(per_round));
+        std::vector<Buffers> buffers(static_cast<std::size_t>(per_round));
         Partial<T> whole;
-        std::vector<Partial<T>> found(per_round);
-        std::vector<Buffers> buffers(per_round);
-        for (std::int64_t round = 0; round < parts_total; round += per_round) {
-            const auto in_round = static_cast<unsigned>(std::min<std::int64_t>(per_round, parts_total - round));
-            const auto job = [&](unsigned index) {
-                const std::int64_t first = (round + index) * part;
-                found[index] = reduce_range(first, std::min(part, total - first), buffers[index]);
-            };
-            if (in_round == 1) job(0);
-            else pool_.run(in_round, job);
-            for (unsigned index = 0; index < in_round; ++index) whole.absorb(found[index]);
-            input.before(std::min(total, (round + in_round) * part));
+        for (std::int64_t first = 0; first < total; first += round) {
+            const std::int64_t count = std::min(round, total - first);
+            const std::byte* bytes = reader.chunk(first, count, scratch.data());
+            const auto parts = static_cast<unsigned>((count + part - 1) / part);
+            pool.run(parts, [&](unsigned index) {
+                const std::int64_t from = index * part;
+                found[index] = reduce_part(bytes + from * static_cast<std::int64_t>(itemsize),
+                                           std::min(part, count - from), buffers[index]);
+            });
+            for (unsigned index = 0; index < parts; ++index) whole.absorb(found[index]);
         }
+        reader.moved(total);  // the last round's pages go too
         return whole;
     }
 
 private:
     struct Buffers {
-        std::vector<std::byte> copied, first, second;
+        std::vector<std::byte> first, second;
+        std::unique_ptr<T[]> aligned;
     };
 
-    // Elements [first, first + count) of the view, a piece at a time.
-    Partial<T> reduce_range(std::int64_t first, std::int64_t count, Buffers& buffers) {
+    // `count` elements of the view at `bytes`, a piece at a time.
+    Partial<T> reduce_part(const std::byte* bytes, std::int64_t count, Buffers& buffers) const {
         Partial<T> partial;
-        const bool direct = view_.is_c_contiguous() && !steps_.first && !steps_.second;
         constexpr std::int64_t kPiece = 16 * kBlock;
         for (std::int64_t from = 0; from < count; from += kPiece) {
             const std::int64_t n = std::min(kPiece, count - from);
-            const std::byte* at;
-            if (view_.is_c_contiguous()) {
-                at = data_ + view_.byte_offset + (first + from) * static_cast<std::int64_t>(view_.itemsize);
-            } else {
-                buffers.copied.resize(static_cast<std::size_t>(n) * view_.itemsize);
-                copy_view(data_, view_, buffers.copied.data(), first + from, n, input_memory(pages_));
-                at = buffers.copied.data();
-            }
-            if (!direct) {
-                for (const auto* step : {&steps_.first, &steps_.second}) {
-                    if (!*step) continue;
-                    std::vector<std::byte>& into = step == &steps_.first ? buffers.first : buffers.second;
-                    into.resize(static_cast<std::size_t>(n) * (*step)->to_size());
-                    (*step)->run(at, into.data(), n);
-                    at = into.data();
-                }
+            const std::byte* at = bytes + from * static_cast<std::int64_t>(view_.itemsize);
+            for (const auto* step : {&steps_.first, &steps_.second}) {
+                if (!*step) continue;
+                std::vector<std::byte>& into = step == &steps_.first ? buffers.first : buffers.second;
+                into.resize(static_cast<std::size_t>(kPiece) * (*step)->to_size());
+                (*step)->run(at, into.data(), n);
+                at = into.data();
             }
             // Blocks of values aligned as T: a mapping's data need not be.
             const T* values = reinterpret_cast<const T*>(at);
-            std::unique_ptr<T[]> aligned;
             if (reinterpret_cast<std::uintptr_t>(at) % alignof(T) != 0) {
-                aligned.reset(new T[static_cast<std::size_t>(n)]);
-                std::memcpy(aligned.get(), at, static_cast<std::size_t>(n) * sizeof(T));
-                values = aligned.get();
+                if (!buffers.aligned) buffers.aligned.reset(new T[kPiece]);
+                std::memcpy(buffers.aligned.get(), at, static_cast<std::size_t>(n) * sizeof(T));
+                values = buffers.aligned.get();
             }
             for (std::int64_t b = 0; b < n; b += static_cast<std::int64_t>(kBlock))
-                reduce_block(values + b, static_cast<std::size_t>(std::min<std::int64_t>(kBlock, n - b)), partial);
+                reduce_block(values + b, static_cast<std::size_t>(std::min<std::int64_t>(kBlock, n - b)), partial,
+                             float32_);
         }
         return partial;
     }
@@ -256,7 +282,8 @@ private:
     const View& view_;
     const Steps& steps_;
     const InputPages& pages_;
-    WorkerPool pool_;
+    unsigned threads_;
+    stats_kernels::Float32Kernel float32_;
 };
 
 template <class T>

@@ -26,9 +26,11 @@ constexpr std::int64_t kPartBytes = 256 << 10;
 // first, count)` converts elements [first, first + count) into `dst`.
 class ConvertingReader {
 public:
+    // `parallel`: whether a chunk's conversion is split over the reader's threads.
     ConvertingReader(const std::byte* data, const View& view, const InputPages& pages, const Conversion& conversion,
-                     unsigned threads)
+                     unsigned threads, bool parallel)
         : conversion_(conversion),
+          parallel_(parallel),
           reader_(data, view, pages, {threads, false, nullptr, true}),
           // A chunk's source may be larger than the chunk (float64 to float8): converted in
           // pieces that read at most a chunk's bytes each.
@@ -53,7 +55,7 @@ private:
         const auto to_size = static_cast<std::int64_t>(conversion_.to_size());
         const std::int64_t by_size = std::max<std::int64_t>(1, count * std::max(from_size, to_size) / kPartBytes);
         WorkerPool& pool = reader_.pool();
-        const auto parts = static_cast<unsigned>(std::min<std::int64_t>(pool.size(), by_size));
+        const auto parts = parallel_ ? static_cast<unsigned>(std::min<std::int64_t>(pool.size(), by_size)) : 1u;
         const auto part = [&](unsigned index) {
             const std::int64_t begin = count * index / parts, end = count * (index + 1) / parts;
             conversion_.run(src + begin * from_size, dst + begin * to_size, end - begin);
@@ -63,6 +65,7 @@ private:
     }
 
     const Conversion& conversion_;
+    bool parallel_;
     ResultReader reader_;
     std::int64_t piece_;
     std::vector<std::byte> staging_;
@@ -86,7 +89,11 @@ void write_view_converted_into(OutputFile& output, const OutputFraming& framing,
     const auto to_size = static_cast<std::int64_t>(conversion.to_size());
     const std::int64_t total = checked_element_count(view.shape, conversion.to_size(), "the output shape");
     output.expect(static_cast<std::int64_t>(framing.prefix.size()) + total * to_size);
-    ConvertingReader converted(data, view, pages, conversion, options.threads);
+    // The conversion stays on the thread that makes the chunks: one thread converts several
+    // times faster than write() takes the bytes, and the writing thread needs the other core
+    // of two (docs/performance-log.md). The reader still copies a view that is not contiguous
+    // over the threads.
+    ConvertingReader converted(data, view, pages, conversion, options.threads, false);
     std::int64_t done = 0;
     const ChunkSource source = [&](std::int64_t first, std::int64_t count, std::byte* scratch) {
         converted.fill(scratch, first, count);
@@ -102,7 +109,7 @@ std::vector<std::byte> convert_view(const std::byte* data, const View& view, con
                                     unsigned threads) {
     const std::int64_t total = checked_element_count(view.shape, conversion.to_size(), "the result's shape");
     std::vector<std::byte> out(static_cast<std::size_t>(total) * conversion.to_size());
-    ConvertingReader converted(data, view, InputPages{}, conversion, threads);
+    ConvertingReader converted(data, view, InputPages{}, conversion, threads, true);
     converted.fill(out.data(), 0, total);
     return out;
 }

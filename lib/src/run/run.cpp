@@ -74,7 +74,7 @@ std::vector<ContainerEntry> container_entries(const RunRequest& request, OutputF
             entry.dtype = *safetensors_name(planned.type);
         const WriteOptions options = options_for(request, format, planned.type);
         entry.write = [&prepared, &planned, options](OutputFile& output, const OutputFraming& framing) {
-            const ViewedArray viewed = prepared.view(planned.index);
+            const ViewedArray viewed = prepared.view(planned.index, {options.threads, true});
             const Result& result = viewed.result;
             if (planned.converts())
                 write_view_converted_into(output, framing, result.data, result.view, viewed.pages(), options,
@@ -221,7 +221,9 @@ void write_result(const RunRequest& request, OutputFormat format, Prepared& prep
     const bool zarr = format == OutputFormat::Zarr;
     const TextFormat text_format = format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv;
     const ElementType& type = planned.type;
-    const ViewedArray viewed = prepared.view(planned.index);
+    // The binary writers read the result only through the read stage, which can take a region
+    // source's box a band at a time; the Zarr and text writers read the view themselves.
+    const ViewedArray viewed = prepared.view(planned.index, {request.write.threads, !text && !zarr});
     const Result& result = viewed.result;
     prepared.forget_plan(planned.index);
     const InputPages pages = viewed.pages();

@@ -231,17 +231,18 @@ void write_result(const RunRequest& request, OutputFormat format, Prepared& prep
     // splice) writes the same bytes.
     if (planned.converts()) {
         const Conversion conversion(planned.source_type, type);
-        if (text || zarr) {
-            // The text and Zarr writers read values from a view: the converted result is made
-            // whole first.
+        if (zarr) {
+            // Converted chunk by chunk as the store is written.
+            write_zarr(request.output, result.data, result.view, type, request.zarr, request.write, pages, &conversion);
+            return;
+        }
+        if (text) {
+            // The text writer reads values from a view: the converted result is made whole first.
             const std::vector<std::byte> converted =
                 convert_view(result.data, result.view, conversion, request.write.threads);
             const View converted_view = View::contiguous(result.view.shape, type.itemsize());
-            if (zarr)
-                write_zarr(request.output, converted.data(), converted_view, type, request.zarr, request.write, {});
-            else
-                write_values_as_text(request.output, text_format, converted.data(), converted_view, type, {},
-                                     request.write);
+            write_values_as_text(request.output, text_format, converted.data(), converted_view, type, {},
+                                 request.write);
             return;
         }
         write_view_converted(request.output, framing, result.data, result.view, pages,

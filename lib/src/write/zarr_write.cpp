@@ -219,7 +219,8 @@ void check_zarr_output(const ElementType& type, const std::vector<std::int64_t>&
 }
 
 void write_zarr(const std::string& path, const std::byte* data, const View& view, const ElementType& type,
-                const ZarrOptions& options, const WriteOptions& write, const InputPages& pages) {
+                const ZarrOptions& options, const WriteOptions& write, const InputPages& pages,
+                const Conversion* conversion) {
     check_zarr_output(type, view.shape, options);
     const fs::path target = fs::path(path).lexically_normal().string().back() == '/' && path.size() > 1
                                 ? fs::path(path).parent_path()
@@ -231,7 +232,9 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
                    "(a directory with .zarray or .zgroup); remove it, or choose another path");
     ZarrArrayMeta meta;
     meta.shape = view.shape;
-    meta.chunks = options.chunks.empty() ? zarr_chunks(view.shape, view.itemsize) : options.chunks;
+    // The stored elements' size: the converted type's under --astype.
+    const auto item = static_cast<std::int64_t>(conversion ? conversion->to_size() : view.itemsize);
+    meta.chunks = options.chunks.empty() ? zarr_chunks(view.shape, static_cast<std::size_t>(item)) : options.chunks;
     meta.dtype = type.dtype;
     meta.compressor = compressor_named(options.compressor);
     meta.compressor.shuffle = 1;
@@ -268,7 +271,6 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
         grid[k] = (meta.shape[k] + meta.chunks[k] - 1) / meta.chunks[k];
         total *= grid[k];
     }
-    const auto item = static_cast<std::int64_t>(view.itemsize);
     const std::int64_t chunk_elements = meta.chunk_elements();
     const std::int64_t total_bytes = view.element_count() * item;
     std::mutex progress_lock;
@@ -280,7 +282,7 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
     // Each part's buffers, made once for the whole store: made per chunk, their allocation
     // and page faults cost more system time than the compression's user time.
     struct Buffers {
-        std::vector<std::byte> chunk, dense, stored;
+        std::vector<std::byte> chunk, dense, stored, unconverted;
     };
     std::vector<Buffers> buffers(pool.size());
     for (std::int64_t row_first = 0; row_first < total; row_first += per_row) {
@@ -305,12 +307,23 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
                     if (sub.has_table()) sub.table_offset += origin * view.table_strides[k];
                 }
                 const std::int64_t count = sub.element_count();
+                // The chunk's elements in C order into `to`, converted where they are.
+                const auto make = [&](std::byte* to) {
+                    if (!conversion) {
+                        copy_view(data, sub, to, 0, count);
+                        return;
+                    }
+                    std::vector<std::byte>& unconverted = buffers[part].unconverted;
+                    unconverted.resize(static_cast<std::size_t>(count) * view.itemsize);
+                    copy_view(data, sub, unconverted.data(), 0, count);
+                    conversion->run(unconverted.data(), to, count);
+                };
                 if (!edge) {
-                    copy_view(data, sub, chunk.data(), 0, count);
+                    make(chunk.data());
                 } else {
                     // An edge chunk is stored whole: its elements in place, the rest zeros.
                     dense.resize(static_cast<std::size_t>(count * item));
-                    copy_view(data, sub, dense.data(), 0, count);
+                    make(dense.data());
                     std::fill(chunk.begin(), chunk.end(), std::byte{0});
                     std::vector<std::int64_t> at(rank, 0);
                     const std::int64_t run = sub.shape[rank - 1] * item;

@@ -197,3 +197,54 @@ TEST_CASE("region bands: a band that fails to read names the input, and fails ag
     CHECK_THROWS_AS(reader.chunk(first, 16, scratch.data()), Error);
     set_read_chunk_for_tests(0);
 }
+
+namespace {
+
+// The gather `expr` read as its rows only, against the same gather of the whole array; false
+// where it is not read so. `reads` receives the boxes read.
+bool check_rows(const Case& c, std::vector<Box>* reads = nullptr) {
+    CAPTURE(c.expr);
+    CountingSource source(c.shape, c.chunks);
+    const ArrayInFile array = int32_array(c.shape);
+    const Pipeline pipeline = plan_pipeline(c.shape, {}, parse_index_expr(c.expr));
+    const Box box = reached_box(pipeline, 4);
+    const Result over_box = apply_pipeline(pipeline, nullptr, ArrayData::region_view(array, box));
+    const std::optional<GatheredRows> rows = gathered_rows(over_box.view, box, 4, kBandsLimitBytes);
+    if (!rows) return false;
+    const std::vector<std::byte> kept = read_rows(source, array, box, rows->rows, c.chunks, 2);
+
+    std::vector<std::int32_t> whole(static_cast<std::size_t>(
+        std::accumulate(c.shape.begin(), c.shape.end(), std::int64_t{1}, std::multiplies<>())));
+    std::iota(whole.begin(), whole.end(), 0);
+    const Result direct = apply_pipeline(pipeline, reinterpret_cast<const std::byte*>(whole.data()),
+                                         View::contiguous(c.shape, 4));
+    const std::int64_t count = direct.view.element_count();
+    std::vector<std::int32_t> expected(static_cast<std::size_t>(count)), got(static_cast<std::size_t>(count));
+    copy_view(direct.data, direct.view, reinterpret_cast<std::byte*>(expected.data()), 0, count);
+    copy_view(kept.data(), rows->view, reinterpret_cast<std::byte*>(got.data()), 0, count);
+    CHECK(got == expected);
+    if (reads) *reads = source.reads();
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("region rows: a gather of rows reads those rows only, each chunk row once") {
+    std::vector<Box> reads;
+    CHECK(check_rows({{40, 9}, {4, 3}, "[[30, 2, 30, 17, 3]]"}, &reads));
+    // Chunk rows 0 (rows 2 to 3), 4 (17) and 7 (30): three reads, of four rows in all.
+    REQUIRE(reads.size() == 3);
+    std::int64_t rows = 0;
+    for (const Box& read : reads) rows += read.stop[0] - read.start[0];
+    CHECK(rows == 4);
+    CHECK(check_rows({{40, 9}, {4, 3}, "[[3, 39], 1:5]"}));
+    CHECK(check_rows({{40, 9}, {4, 3}, "[[3, 39], ::-2]"}));
+    CHECK(check_rows({{40, 9}, {4, 3}, "[[-1, 0], 7]"}));
+    CHECK(check_rows({{6, 5, 7}, {2, 2, 3}, "[[5, 0], :, [1, 3]]"}));
+    CHECK(check_rows({{6, 5, 7}, {1, 5, 7}, "[[4, 1], None, 2:4]"}));
+    CHECK(check_rows({{50}, {8}, "[[49, 3, 3, 20]]"}));
+    // Every row of the box, or a gather that crosses rows: read as a box.
+    CHECK_FALSE(check_rows({{40, 9}, {4, 3}, "[:, [1, 2]]"}));
+    CHECK_FALSE(check_rows({{40, 9}, {4, 3}, "[[3, 4, 5]]"}));
+    CHECK_FALSE(check_rows({{40, 9}, {4, 3}, "[3:30:3, [1, 2]]"}));
+}

@@ -61,7 +61,8 @@ struct ViewOptions {
     // The workers a region source (HDF5, Zarr) reads with; 0: default_thread_count().
     unsigned threads = 0;
     // The caller reads the result only through the read stage (ResultReader), which can take a
-    // region source's box a band at a time (ViewedArray::data then holds no bytes).
+    // region source's box a band at a time (ViewedArray::data then holds no bytes). (A gather
+    // of rows of a region source reads those rows only, for every caller.)
     bool bands = false;
 };
 

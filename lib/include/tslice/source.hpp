@@ -236,6 +236,9 @@ public:
     // stage the bands.
     static ArrayData open_in_bands(std::shared_ptr<RegionBands> bands, const ArrayInFile& array, const Box& box,
                                    const std::string& what);
+    // Bytes read from a region source into memory and viewed by the caller (a gather's rows,
+    // region_rows.hpp): view() is a flat view of them.
+    static ArrayData of_bytes(std::vector<std::byte> bytes, const ArrayInFile& array, const std::string& what);
     // The view open gives an array of a region source whose box is `box`.
     static View region_view(const ArrayInFile& array, const Box& box);
 

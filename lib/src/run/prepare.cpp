@@ -8,6 +8,7 @@
 #include "tslice/reach.hpp"
 #include "tslice/threads.hpp"
 #include "source/region_bands.hpp"
+#include "source/region_rows.hpp"
 
 namespace tslice {
 
@@ -26,17 +27,28 @@ auto about_file(const std::string& path, Step step) -> decltype(step()) {
 }  // namespace
 
 // A region source's array whose result walks its box's first axis forwards: read a band at a
-// time as the copy reaches it (region_bands.hpp), instead of the whole box first.
+// time as the copy reaches it (region_bands.hpp); a gather of rows of its first axis: those
+// rows only (region_rows.hpp); instead of the whole box first.
 std::optional<ViewedArray> Prepared::view_in_bands(const PlannedArray& planned, const ViewOptions& options) const {
     const ArrayInFile& array = *planned.array;
     // A gather from a gathered result copies the first one out of the data: it needs it whole.
     int gathers = 0;
     for (const auto& step : planned.pipeline.steps) gathers += std::holds_alternative<GatherPlan>(step.plan);
-    if (gathers > 0) return std::nullopt;
+    if (gathers > 1) return std::nullopt;
     const Box box = reached_box(planned.pipeline, array.type.itemsize());
     // Views only: nothing reads the (null) data.
     Result result = apply_pipeline(planned.pipeline, nullptr, ArrayData::region_view(array, box));
     const unsigned threads = options.threads ? options.threads : default_thread_count();
+    if (std::optional<GatheredRows> rows = gathered_rows(result.view, box, array.type.itemsize(), kBandsLimitBytes)) {
+        // A gather of rows: those rows only, each chunk row read once.
+        std::vector<std::byte> bytes = about_file(path_, [&] {
+            return read_rows(*input_.region(), array, box, rows->rows, input_.region()->chunk_shape(array), threads);
+        });
+        ArrayData data = ArrayData::of_bytes(std::move(bytes), array, array_what(array));
+        Result gathered{data.data(), std::move(rows->view), nullptr};
+        return ViewedArray{std::move(data), std::move(gathered)};
+    }
+    if (gathers > 0 || !options.bands) return std::nullopt;
     const std::optional<BandLayout> layout = band_layout(result.view, box, array.type.itemsize(),
                                                          input_.region()->chunk_shape(array), threads, kBandsLimitBytes);
     if (!layout) return std::nullopt;
@@ -81,7 +93,7 @@ void Prepared::plan(std::vector<OpSpec> ops, const std::optional<IndexExpr>& exp
 ViewedArray Prepared::view(std::size_t i, const ViewOptions& options) const {
     const PlannedArray& planned = planned_.at(i);
     const ArrayInFile& array = *planned.array;
-    if (options.bands && array.bytes.kind == ArrayBytes::Kind::Region && array.error.empty())
+    if (array.bytes.kind == ArrayBytes::Kind::Region && array.error.empty())
         if (std::optional<ViewedArray> banded = view_in_bands(planned, options)) return std::move(*banded);
     ArrayData data = about_file(path_, [&] {
         return ArrayData::open(input_, array, array_what(array),

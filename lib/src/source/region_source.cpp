@@ -70,6 +70,19 @@ View ArrayData::region_view(const ArrayInFile& array, const Box& box) {
     return view;
 }
 
+ArrayData ArrayData::of_bytes(std::vector<std::byte> bytes, const ArrayInFile& array, const std::string& what) {
+    ArrayData out;
+    out.what_ = what;
+    out.shape_ = array.shape;
+    out.itemsize_ = array.type.itemsize();
+    if (bytes.empty()) bytes.resize(1);  // data() is never null
+    out.in_memory_ = std::move(bytes);
+    out.data_ = out.in_memory_.data();
+    out.region_view_ =
+        View::contiguous({static_cast<std::int64_t>(out.in_memory_.size() / out.itemsize_)}, out.itemsize_);
+    return out;
+}
+
 ArrayData ArrayData::open_in_bands(std::shared_ptr<RegionBands> bands, const ArrayInFile& array, const Box& box,
                                    const std::string& what) {
     ArrayData out;

@@ -109,12 +109,14 @@ bool check_bands(const Case& c, unsigned threads, std::int64_t limit = kBandsLim
         const InputPages pages(bands);
         ResultReader reader(nullptr, banded.view, pages, {threads});
         std::vector<std::int32_t> got(static_cast<std::size_t>(count));
-        const std::int64_t per_chunk = reader.chunk_elements();
-        std::vector<std::int32_t> scratch(static_cast<std::size_t>(per_chunk));
-        for (std::int64_t first = 0; first < count; first += per_chunk) {
-            const std::int64_t n = std::min(per_chunk, count - first);
-            const std::byte* bytes = reader.chunk(first, n, reinterpret_cast<std::byte*>(scratch.data()));
-            std::memcpy(got.data() + first, bytes, static_cast<std::size_t>(n) * 4);
+        // In the reader's units: parts of elements where a chunk is smaller than one.
+        const std::int64_t per_chunk = reader.chunk_elements(), units = reader.elements();
+        const auto unit = static_cast<std::int64_t>(reader.itemsize());
+        std::vector<std::byte> scratch(static_cast<std::size_t>(per_chunk * unit));
+        for (std::int64_t first = 0; first < units; first += per_chunk) {
+            const std::int64_t n = std::min(per_chunk, units - first);
+            const std::byte* bytes = reader.chunk(first, n, scratch.data());
+            std::memcpy(reinterpret_cast<std::byte*>(got.data()) + first * unit, bytes, static_cast<std::size_t>(n * unit));
         }
         CHECK(got == expected);
     }
@@ -157,6 +159,9 @@ TEST_CASE("region bands: results read a band at a time equal the whole array's")
     };
     for (const unsigned threads : {1u, 3u})
         for (const Case& c : cases) CHECK(check_bands(c, threads));
+    // Chunks smaller than an element: each is handed out in parts.
+    set_read_chunk_for_tests(2);
+    for (const Case& c : {cases[1], cases[7]}) CHECK(check_bands(c, 2));
     set_read_chunk_for_tests(0);
 }
 

@@ -94,6 +94,7 @@ ResultReader::ResultReader(const std::byte* data, const View& view, const InputP
       backwards_(options.backwards),
       walked_(backwards_ ? walked_backwards(view_) : View{}),
       bands_(pages.bands()),
+      units_per_element_(static_cast<std::int64_t>(view.itemsize / view_.itemsize)),
       // A region read in bands holds no bytes outside the band being copied: nothing is handed
       // out where it lies.
       contiguous_(!packs_ && !bands_ && view_.is_c_contiguous()),
@@ -150,8 +151,9 @@ const std::byte* ResultReader::chunk(std::int64_t first, std::int64_t count, std
         const int keep = handed_out_;
         handed_out_ = -1;
         for (std::int64_t at = first; at < first + count;) {
-            const RegionBands::Band band = bands_->band_of(at, keep);
-            const std::int64_t end = std::min(first + count, band.end);
+            // The bands count whole elements; an element larger than a chunk is handed out in parts.
+            const RegionBands::Band band = bands_->band_of(at / units_per_element_, keep);
+            const std::int64_t end = std::min(first + count, band.end * units_per_element_);
             if (at == first && end == first + count && bands_contiguous_) {
                 handed_out_ = band.buffer;
                 return band.base + view_.byte_offset + first * itemsize;

@@ -104,6 +104,7 @@ private:
     bool backwards_;
     View walked_;  // backwards: the view walked from its last element to its first
     RegionBands* bands_;  // a region read a band at a time; null for any other input
+    std::int64_t units_per_element_;  // parts an element is handed out in (in_chunk_sized_units)
     bool contiguous_, bands_contiguous_, by_pread_;
     int handed_out_ = -1;  // the band buffer of the chunk handed out last
     InputPaging paging_;

@@ -24,42 +24,53 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Reads the whole file into `bytes` (resized to it): false where it does not exist. `limit`: a
-// larger file is an error. `path` is shown as `shown` in messages. A chunk's worker passes the
-// same buffer chunk after chunk, so that its memory is allocated, and its pages faulted in,
-// once per worker rather than once per chunk.
-bool read_file_into(std::vector<std::byte>& bytes, const std::string& path, const std::string& shown,
-                    std::uint64_t limit) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+// A file opened for reading, closed with this.
+struct OpenFile {
+    int fd = -1;
+    std::size_t size = 0;
+    OpenFile() = default;
+    OpenFile(const OpenFile&) = delete;
+    OpenFile& operator=(const OpenFile&) = delete;
+    ~OpenFile() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+// Opens a regular file of at most `limit` bytes: false where it does not exist. `path` is
+// shown as `shown` in messages.
+bool open_file(OpenFile& file, const std::string& path, const std::string& shown, std::uint64_t limit) {
+    file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (file.fd < 0) {
         if (errno == ENOENT) return false;
         fail_input("cannot open " + shown + ": " + std::strerror(errno));
     }
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
     struct stat info {};
-    if (::fstat(fd, &info) != 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
+    if (::fstat(file.fd, &info) != 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
     if (!S_ISREG(info.st_mode)) fail_input(shown + " is not a regular file");
     if (static_cast<std::uint64_t>(info.st_size) > limit)
         fail_input(shown + " holds " + std::to_string(info.st_size) + " bytes, more than it can (" + std::to_string(limit) + ")");
-    bytes.resize(static_cast<std::size_t>(info.st_size));
+    file.size = static_cast<std::size_t>(info.st_size);
+    return true;
+}
+
+// Reads the open file into `bytes` (resized to what it holds).
+void read_into(const OpenFile& file, std::vector<std::byte>& bytes, const std::string& shown) {
+    bytes.resize(file.size);
     std::size_t done = 0;
     while (done < bytes.size()) {
-        const ssize_t got = ::pread(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
+        const ssize_t got = ::pread(file.fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
         if (got == 0) break;
         done += static_cast<std::size_t>(got);
     }
     bytes.resize(done);
-    return true;
 }
 
 // A stored chunk's bytes: a large one mapped (the page cache's pages mapped in at once, not
 // copied: on a cached store the copy of a read cost more than the mapping), a small one read
-// into the worker's buffer.
+// into the worker's buffer, which it passes chunk after chunk, so that its memory is allocated,
+// and its pages faulted in, once per worker rather than once per chunk.
 class ChunkBytes {
 public:
     ChunkBytes() = default;
@@ -67,44 +78,23 @@ public:
     ChunkBytes& operator=(const ChunkBytes&) = delete;
     ~ChunkBytes() { unmap(); }
 
-    // False where the file does not exist; as read_file_into.
+    // False where the file does not exist (open_file).
     bool load(std::vector<std::byte>& buffer, const std::string& path, const std::string& shown, std::uint64_t limit) {
         unmap();
-        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-            if (errno == ENOENT) return false;
-            fail_input("cannot open " + shown + ": " + std::strerror(errno));
-        }
-        struct Closer {
-            int fd;
-            ~Closer() { ::close(fd); }
-        } closer{fd};
-        struct stat info {};
-        if (::fstat(fd, &info) != 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
-        if (!S_ISREG(info.st_mode)) fail_input(shown + " is not a regular file");
-        if (static_cast<std::uint64_t>(info.st_size) > limit)
-            fail_input(shown + " holds " + std::to_string(info.st_size) + " bytes, more than it can (" + std::to_string(limit) + ")");
-        const auto size = static_cast<std::size_t>(info.st_size);
-        if (size >= kMappedChunkBytes) {
-            void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        OpenFile file;
+        if (!open_file(file, path, shown, limit)) return false;
+        if (file.size >= kMappedChunkBytes) {
+            void* map = ::mmap(nullptr, file.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file.fd, 0);
             if (map != MAP_FAILED) {
                 mapped_ = static_cast<std::byte*>(map);
                 data_ = mapped_;
-                size_ = size;
+                size_ = file.size;
                 return true;
             }
         }
-        buffer.resize(size);
-        std::size_t done = 0;
-        while (done < size) {
-            const ssize_t got = ::pread(fd, buffer.data() + done, size - done, static_cast<off_t>(done));
-            if (got < 0 && errno == EINTR) continue;
-            if (got < 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
-            if (got == 0) break;
-            done += static_cast<std::size_t>(got);
-        }
+        read_into(file, buffer, shown);
         data_ = buffer.data();
-        size_ = done;
+        size_ = buffer.size();
         return true;
     }
     const std::byte* data() const { return data_; }
@@ -121,10 +111,12 @@ private:
     std::size_t size_ = 0;
 };
 
-// The whole file, or nullopt where it does not exist (read_file_into).
+// The whole file, or nullopt where it does not exist (open_file).
 std::optional<std::vector<std::byte>> read_file(const std::string& path, const std::string& shown, std::uint64_t limit) {
+    OpenFile file;
+    if (!open_file(file, path, shown, limit)) return std::nullopt;
     std::vector<std::byte> bytes;
-    if (!read_file_into(bytes, path, shown, limit)) return std::nullopt;
+    read_into(file, bytes, shown);
     return bytes;
 }
 

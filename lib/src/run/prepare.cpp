@@ -26,7 +26,7 @@ auto about_file(const std::string& path, Step step) -> decltype(step()) {
 
 }  // namespace
 
-// A region source's array whose result walks its box's first axis forwards: read a band at a
+// A region source's array whose result walks its box's first axis: read a band at a
 // time as the copy reaches it (region_bands.hpp); a gather of rows of its first axis: those
 // rows only (region_rows.hpp); instead of the whole box first.
 std::optional<ViewedArray> Prepared::view_in_bands(const PlannedArray& planned, const ViewOptions& options) const {

@@ -53,11 +53,12 @@ std::optional<BandLayout> band_layout(const View& result, const Box& box, std::s
         std::size_t walk = 0;
         while (result.shape[walk] < 2) ++walk;
         const std::int64_t stride = result.byte_strides[walk];
-        if (stride <= 0 || stride % layout.row_bytes != 0 || !within_row(reach_from(walk + 1))) return std::nullopt;
+        if (stride == 0 || stride % layout.row_bytes != 0 || !within_row(reach_from(walk + 1))) return std::nullopt;
         layout.steps = result.shape[walk];
         layout.rows_per_step = stride / layout.row_bytes;
         for (std::size_t k = walk + 1; k < result.rank(); ++k) layout.inner *= result.shape[k];
-        if (layout.first_row + (layout.steps - 1) * layout.rows_per_step >= rows) return std::nullopt;
+        const std::int64_t last_row = layout.first_row + (layout.steps - 1) * layout.rows_per_step;
+        if (last_row < 0 || last_row >= rows) return std::nullopt;
     }
 
     // Whole chunk rows per band: a chunk per thread where they fit kBandBytes.
@@ -158,7 +159,12 @@ RegionBands::Band RegionBands::band_of(std::int64_t element, int keep) {
     const std::int64_t end_row = std::min((band + 1) * l.band_rows, box_.stop[0]) - box_.start[0];
     const std::int64_t begin_row = std::max(band * l.band_rows, box_.start[0]) - box_.start[0];
     std::int64_t steps = l.steps;
-    if (l.rows_per_step > 0) steps = std::min(steps, (end_row - l.first_row + l.rows_per_step - 1) / l.rows_per_step);
+    // The steps up to the band's edge in the walk's direction: its end going down the rows, its
+    // beginning going up them.
+    if (l.rows_per_step > 0)
+        steps = std::min(steps, (end_row - l.first_row + l.rows_per_step - 1) / l.rows_per_step);
+    else if (l.rows_per_step < 0)
+        steps = std::min(steps, (l.first_row - begin_row) / -l.rows_per_step + 1);
     const std::int64_t end = std::max(element + 1, steps * l.inner);
 
     std::unique_lock<std::mutex> lock(lock_);

@@ -1,5 +1,5 @@
 // A region source's box read a band at a time, for a result that walks the box's first axis
-// forwards: the copy asks for the band holding the elements it copies next, which is read
+// (either way): the copy asks for the band holding the elements it copies next, which is read
 // (the source decodes only the chunks the band touches, in parallel) into one of three buffers
 // made once, and the band after it is read ahead. Never more than three bands are held, so a
 // box larger than memory costs no spool, and no page is faulted in twice.
@@ -35,12 +35,12 @@ struct BandLayout {
     std::int64_t inner = 1;         // result elements per step of the result's walking axis
     std::int64_t steps = 1;         // the walking axis's length
     std::int64_t first_row = 0;     // the box row (from the box's start) of the first element
-    std::int64_t rows_per_step = 0;  // box rows the walking axis moves by per step (0: one step)
+    std::int64_t rows_per_step = 0;  // box rows the walking axis moves by per step (0: one step; < 0: up)
 };
 
 // The layout of `result` (a view over the box's bytes in C order, from offset 0; see
-// ArrayData::open) in bands, or nullopt where it cannot be read so: a table (a gather), an
-// outer axis that walks the first axis backwards, inner axes that cross a row of it, or
+// ArrayData::open) in bands, or nullopt where it cannot be read so: a table (a gather), inner
+// axes that cross a row of the first axis, or
 // bands of at least a chunk row that would not fit `limit_bytes` three times. `chunks`: the
 // source's chunk shape (empty: rows need no alignment); `threads`: a band holds at least
 // a chunk per thread where it can, so that each band keeps every worker busy.

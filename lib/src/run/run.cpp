@@ -221,9 +221,9 @@ void write_result(const RunRequest& request, OutputFormat format, Prepared& prep
     const bool zarr = format == OutputFormat::Zarr;
     const TextFormat text_format = format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv;
     const ElementType& type = planned.type;
-    // The binary writers read the result only through the read stage, which can take a region
-    // source's box a band at a time; the Zarr and text writers read the view themselves.
-    const ViewedArray viewed = prepared.view(planned.index, {request.write.threads, !text && !zarr});
+    // The binary and Zarr writers read a region source's box a band at a time through the read
+    // stage; the text writers read the view themselves.
+    const ViewedArray viewed = prepared.view(planned.index, {request.write.threads, !text});
     const Result& result = viewed.result;
     prepared.forget_plan(planned.index);
     const InputPages pages = viewed.pages();

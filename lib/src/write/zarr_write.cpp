@@ -15,10 +15,12 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/threads.hpp"
+#include "read/result_reader.hpp"
 #include "source/zarr_codecs.hpp"
 #include "source/zarr_meta.hpp"
 
@@ -285,8 +287,26 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
         std::vector<std::byte> chunk, dense, stored, unconverted;
     };
     std::vector<Buffers> buffers(pool.size());
+    // A region read in bands holds no bytes to copy from: each row of the chunk grid is read
+    // through the read stage into a slab of its own, which the chunks are cut from.
+    std::optional<ResultReader> banded;
+    std::vector<std::byte> slab;
+    if (pages.bands() && total > 0) banded.emplace(data, view, pages, ReadOptions{std::max(1u, write.threads)});
     for (std::int64_t row_first = 0; row_first < total; row_first += per_row) {
         const std::int64_t row_end = row_first + per_row;
+        const std::byte* row_data = data;
+        View row_view = view;
+        if (banded) {
+            // A 0-d result is one row of one element.
+            const std::int64_t first_row = rank == 0 ? 0 : row_first / per_row * meta.chunks[0];
+            const std::int64_t end_row = rank == 0 ? 1 : std::min(meta.shape[0], first_row + meta.chunks[0]);
+            const std::int64_t units = banded->elements() / view.element_count();  // parts of an element
+            slab.resize(static_cast<std::size_t>((end_row - first_row) * inner) * view.itemsize);
+            banded->read(slab.data(), first_row * inner * units, (end_row - first_row) * inner * units);
+            row_view = View::contiguous(view.shape, view.itemsize);
+            row_view.byte_offset = -first_row * inner * static_cast<std::int64_t>(view.itemsize);
+            row_data = slab.data();
+        }
         pool.run(pool.size(), [&](unsigned part) {
             std::vector<std::byte>& chunk = buffers[part].chunk;
             std::vector<std::byte>& dense = buffers[part].dense;
@@ -295,7 +315,7 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
             std::vector<std::int64_t> index(rank);
             for (std::int64_t n = row_first + part; n < row_end; n += pool.size()) {
                 std::int64_t rest = n;
-                View sub = view;
+                View sub = row_view;
                 bool edge = false;
                 for (std::size_t k = rank; k-- > 0;) {
                     index[k] = rest % grid[k];
@@ -303,19 +323,19 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
                     const std::int64_t origin = index[k] * meta.chunks[k];
                     sub.shape[k] = std::min(meta.chunks[k], meta.shape[k] - origin);
                     edge = edge || sub.shape[k] != meta.chunks[k];
-                    sub.byte_offset += origin * view.byte_strides[k];
-                    if (sub.has_table()) sub.table_offset += origin * view.table_strides[k];
+                    sub.byte_offset += origin * row_view.byte_strides[k];
+                    if (sub.has_table()) sub.table_offset += origin * row_view.table_strides[k];
                 }
                 const std::int64_t count = sub.element_count();
                 // The chunk's elements in C order into `to`, converted where they are.
                 const auto make = [&](std::byte* to) {
                     if (!conversion) {
-                        copy_view(data, sub, to, 0, count);
+                        copy_view(row_data, sub, to, 0, count);
                         return;
                     }
                     std::vector<std::byte>& unconverted = buffers[part].unconverted;
                     unconverted.resize(static_cast<std::size_t>(count) * view.itemsize);
-                    copy_view(data, sub, unconverted.data(), 0, count);
+                    copy_view(row_data, sub, unconverted.data(), 0, count);
                     conversion->run(unconverted.data(), to, count);
                 };
                 if (!edge) {

@@ -111,7 +111,7 @@ public:
 
 private:
     Prepared() = default;
-    std::optional<ViewedArray> view_in_bands(const PlannedArray& planned, const ViewOptions& options) const;
+    std::optional<ViewedArray> view_in_parts(const PlannedArray& planned, const ViewOptions& options) const;
 
     std::string path_;
     bool headers_only_ = false;

@@ -29,7 +29,7 @@ auto about_file(const std::string& path, Step step) -> decltype(step()) {
 // A region source's array whose result walks its box's first axis: read a band at a
 // time as the copy reaches it (region_bands.hpp); a gather of rows of its first axis: those
 // rows only (region_rows.hpp); instead of the whole box first.
-std::optional<ViewedArray> Prepared::view_in_bands(const PlannedArray& planned, const ViewOptions& options) const {
+std::optional<ViewedArray> Prepared::view_in_parts(const PlannedArray& planned, const ViewOptions& options) const {
     const ArrayInFile& array = *planned.array;
     // A gather from a gathered result copies the first one out of the data: it needs it whole.
     int gathers = 0;
@@ -94,7 +94,7 @@ ViewedArray Prepared::view(std::size_t i, const ViewOptions& options) const {
     const PlannedArray& planned = planned_.at(i);
     const ArrayInFile& array = *planned.array;
     if (array.bytes.kind == ArrayBytes::Kind::Region && array.error.empty())
-        if (std::optional<ViewedArray> banded = view_in_bands(planned, options)) return std::move(*banded);
+        if (std::optional<ViewedArray> banded = view_in_parts(planned, options)) return std::move(*banded);
     ArrayData data = about_file(path_, [&] {
         return ArrayData::open(input_, array, array_what(array),
                                [&] { return reached_box(planned.pipeline, array.type.itemsize()); }, options.threads);

@@ -111,7 +111,7 @@ void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, 
         case ZarrCompressor::Id::None:
             if (size != expected)
                 corrupt(what, "it holds " + std::to_string(size) + " bytes, not the chunk's " + std::to_string(expected));
-            std::memcpy(out, data, size);
+            if (size > 0) std::memcpy(out, data, size);  // an empty chunk may have no buffer
             return;
         case ZarrCompressor::Id::Zlib:
         case ZarrCompressor::Id::Gzip:

@@ -168,12 +168,19 @@ RegionBands::Band RegionBands::band_of(std::int64_t element, int keep) {
     const std::int64_t end = std::max(element + 1, steps * l.inner);
 
     std::unique_lock<std::mutex> lock(lock_);
-    // A read ahead in flight finishes first: it may be this band, and no buffer is read into twice.
-    changed_.wait(lock, [this] { return ahead_band_ < 0; });
-    if (ahead_failed_band_ == band) std::rethrow_exception(ahead_error_);
-    int buffer = -1;
-    for (int b = 0; b < kBuffers; ++b)
-        if (held_[b] == band) buffer = b;
+    const auto held = [this](std::int64_t wanted) {
+        for (int b = 0; b < kBuffers; ++b)
+            if (held_[b] == wanted) return b;
+        return -1;
+    };
+    int buffer = held(band);
+    if (buffer < 0) {
+        // A read ahead in flight finishes first: it may be this band, and no buffer is read
+        // into twice. (A band held is handed out while the next one is read.)
+        changed_.wait(lock, [this] { return ahead_band_ < 0; });
+        if (ahead_failed_band_ == band) std::rethrow_exception(ahead_error_);
+        buffer = held(band);
+    }
     if (buffer < 0) {
         buffer = free_buffer(keep, -1);
         held_[buffer] = -1;  // a read that fails leaves the buffer holding nothing
@@ -182,11 +189,9 @@ RegionBands::Band RegionBands::band_of(std::int64_t element, int keep) {
         lock.lock();
         held_[buffer] = band;
     }
-    if (thread_ && end < total_) {
+    if (thread_ && end < total_ && ahead_band_ < 0) {
         const std::int64_t next = band_index(end);
-        bool held = false;
-        for (int b = 0; b < kBuffers; ++b) held = held || held_[b] == next;
-        if (!held && next != ahead_failed_band_) {
+        if (held(next) < 0 && next != ahead_failed_band_) {
             ahead_buffer_ = free_buffer(keep, buffer);
             held_[ahead_buffer_] = -1;
             ahead_band_ = next;

@@ -29,5 +29,7 @@
 #include "values/stats_kernels.hpp"
 #include "read/read_sizes.hpp"
 #include "read/result_reader.hpp"
+#include "source/region_bands.hpp"
+#include "source/region_rows.hpp"
 #include "source/zip.hpp"
 #include "write/zip_members.hpp"

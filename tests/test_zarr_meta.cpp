@@ -101,3 +101,25 @@ TEST_CASE("zarr codecs: every compressor round-trips, and refuses a chunk of the
                             Error);
     }
 }
+
+TEST_CASE("zarr codecs: one buffer encodes chunk after chunk, larger and smaller, of every compressor") {
+    std::vector<std::byte> reused;
+    for (const std::size_t size : {std::size_t{64}, std::size_t{40000}, std::size_t{12}, std::size_t{0}, std::size_t{3000}}) {
+        std::vector<std::byte> data(size);
+        for (std::size_t i = 0; i < size; ++i) data[i] = static_cast<std::byte>((i * 2654435761u) >> 13);
+        for (const auto id : {ZarrCompressor::Id::None, ZarrCompressor::Id::Blosc, ZarrCompressor::Id::Zlib,
+                              ZarrCompressor::Id::Gzip, ZarrCompressor::Id::Zstd}) {
+            CAPTURE(size);
+            CAPTURE(static_cast<int>(id));
+            ZarrCompressor compressor;
+            compressor.id = id;
+            const std::size_t got = encode_zarr_chunk_into(compressor, data.data(), data.size(), 4, reused);
+            REQUIRE(got <= reused.size());
+            CHECK(std::vector<std::byte>(reused.begin(), reused.begin() + static_cast<std::ptrdiff_t>(got)) ==
+                  encode_zarr_chunk(compressor, data.data(), data.size(), 4));
+            std::vector<std::byte> back(size);
+            decode_zarr_chunk(compressor, reused.data(), got, back.data(), back.size(), "c");
+            CHECK(back == data);
+        }
+    }
+}

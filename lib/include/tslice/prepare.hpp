@@ -57,6 +57,15 @@ struct ChooseOptions {
     bool listing = false;
 };
 
+struct ViewOptions {
+    // The workers a region source (HDF5, Zarr) reads with; 0: default_thread_count().
+    unsigned threads = 0;
+    // The caller reads the result only through the read stage (ResultReader), which can take a
+    // region source's box a band at a time (ViewedArray::data then holds no bytes). (A gather
+    // of rows of a region source reads those rows only, for every caller.)
+    bool bands = false;
+};
+
 struct PlanOptions {
     // A run that writes: an array whose bytes cannot be sliced as they are (a quantized GGUF
     // tensor) is Error(Usage) here, before anything is written. Otherwise view() says so when
@@ -87,7 +96,7 @@ public:
 
     // Reads the i-th planned array's bytes (only the box its plan reaches, for a region
     // source) and applies its pipeline.
-    ViewedArray view(std::size_t i) const;
+    ViewedArray view(std::size_t i, const ViewOptions& options = {}) const;
     // Drops the i-th plan once viewed: a gather's indices would stay resident beside the view's
     // offset table, which holds all a copy needs.
     void forget_plan(std::size_t i) { planned_.at(i).pipeline = {}; }
@@ -102,6 +111,7 @@ public:
 
 private:
     Prepared() = default;
+    std::optional<ViewedArray> view_in_parts(const PlannedArray& planned, const ViewOptions& options) const;
 
     std::string path_;
     bool headers_only_ = false;

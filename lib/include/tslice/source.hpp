@@ -42,7 +42,12 @@ public:
     // Fills `dst` with the box's elements, C order, `threads` workers at most.
     virtual void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned threads,
                       const Written& written) const = 0;
+    // The shape of the pieces the array is stored in (its chunks), whose rows a read in bands
+    // keeps whole; empty where it is not chunked.
+    virtual std::vector<std::int64_t> chunk_shape(const ArrayInFile&) const { return {}; }
 };
+
+class RegionBands;
 
 // The source of `path` when it is one (a directory holding a Zarr array or group, a file
 // starting with HDF5's signature `head`, as far as `size` bytes of it are given); null for
@@ -150,7 +155,13 @@ public:
     int file() const { return mapping_ ? mapping_->file() : -1; }
     std::int64_t file_offset() const { return mapping_ ? data_ - mapping_->data() : 0; }
 
+    // A region read a band at a time (source/region_bands.hpp): its bands, which the copy asks
+    // for as it goes, instead of data it can read anywhere. Not mapped.
+    explicit InputPages(RegionBands& bands) : bands_(&bands) {}
+    RegionBands* bands() const { return bands_; }
+
 private:
+    RegionBands* bands_ = nullptr;
     const Mapping* mapping_ = nullptr;
     const std::byte* data_ = nullptr;
     const std::string* what_ = nullptr;
@@ -217,8 +228,19 @@ public:
     // An array of a region source (HDF5, Zarr) reads only the box `reach` gives (reached_box
     // of the pipeline): into memory when small, else into a spool; view() is then a view of the
     // whole array's shape whose reached elements lie in that box.
+    // `threads`: the workers a region source reads with (0: default_thread_count()).
     static ArrayData open(const InputBytes& input, const ArrayInFile& array, const std::string& what,
-                          const std::function<Box()>& reach = {});
+                          const std::function<Box()>& reach = {}, unsigned threads = 0);
+    // An array of a region source whose result is read a band at a time (region_bands.hpp):
+    // nothing is read here, data() is null, view() is as open's, and pages() hands the read
+    // stage the bands.
+    static ArrayData open_in_bands(std::shared_ptr<RegionBands> bands, const ArrayInFile& array, const Box& box,
+                                   const std::string& what);
+    // Bytes read from a region source into memory and viewed by the caller (a gather's rows,
+    // region_rows.hpp): view() is a flat view of them.
+    static ArrayData of_bytes(std::vector<std::byte> bytes, const ArrayInFile& array, const std::string& what);
+    // The view open gives an array of a region source whose box is `box`.
+    static View region_view(const ArrayInFile& array, const Box& box);
 
     const std::byte* data() const { return data_; }
     // The whole array as a view over data(): C or Fortran strides as its header says, or the
@@ -234,7 +256,7 @@ private:
     // The mapping data() points into: the input's, or the spool a large member was inflated into.
     const Mapping& mapping() const;
     static ArrayData open_region(const RegionSource& source, const ArrayInFile& array, const Box& box,
-                                 const std::string& what);
+                                 const std::string& what, unsigned threads = 0);
     // A quantized GGUF tensor's box, decoded to float32 (ggml_blocks_source.cpp).
     static ArrayData open_quantized(const InputBytes& input, const ArrayInFile& array, const Box& box,
                                     const std::string& what);
@@ -249,6 +271,7 @@ private:
     bool fortran_order_ = false;
     std::vector<std::int64_t> strides_;  // elements; empty for C or Fortran order
     std::optional<View> region_view_;  // a region source's box, seen as the whole array
+    std::shared_ptr<RegionBands> bands_;  // a region read in bands
 };
 
 }  // namespace tslice

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tslice/container.hpp"
+#include "tslice/convert.hpp"
 #include "tslice/view.hpp"
 #include "tslice/write.hpp"
 
@@ -37,8 +38,11 @@ void check_zarr_output(const ElementType& type, const std::vector<std::int64_t>&
 // is complete; any other existing file or directory is left alone (Error(Usage)).
 // Chunks are made a row of the chunk grid at a time (every chunk that shares the first
 // axis's index), and the input's pages that row read are released after it (`pages`).
+// `conversion` (--astype): each chunk's elements are converted from the view's type to `type`
+// as the chunk is made, so the converted result is never whole in memory.
 void write_zarr(const std::string& path, const std::byte* data, const View& view, const ElementType& type,
-                const ZarrOptions& options, const WriteOptions& write, const InputPages& pages = {});
+                const ZarrOptions& options, const WriteOptions& write, const InputPages& pages = {},
+                const Conversion* conversion = nullptr);
 
 // Removes the temporary directory of a Zarr store being written, if any, and what it holds:
 // for remove_pending_temporary() in a signal handler. Async-signal-safe (open, getdents64,

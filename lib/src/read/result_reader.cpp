@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "tslice/copy.hpp"
+#include "source/region_bands.hpp"
 #include "tslice/fields.hpp"
 
 namespace tslice {
@@ -92,7 +93,12 @@ ResultReader::ResultReader(const std::byte* data, const View& view, const InputP
       total_(view_.element_count()),
       backwards_(options.backwards),
       walked_(backwards_ ? walked_backwards(view_) : View{}),
-      contiguous_(!packs_ && view_.is_c_contiguous()),
+      bands_(pages.bands()),
+      units_per_element_(static_cast<std::int64_t>(view.itemsize / view_.itemsize)),
+      // A region read in bands holds no bytes outside the band being copied: nothing is handed
+      // out where it lies.
+      contiguous_(!packs_ && !bands_ && view_.is_c_contiguous()),
+      bands_contiguous_(!packs_ && bands_ && view_.is_c_contiguous()),
       by_pread_(contiguous_ && pages.mapped() && !options.map_contiguous),
       // What is read with pread is not mapped ahead.
       paging_(backwards_ ? walked_ : view_, pages_, sizes_, !by_pread_),
@@ -139,6 +145,30 @@ const std::byte* ResultReader::chunk(std::int64_t first, std::int64_t count, std
         gather_reads_.copy(pool(), scratch, first, count);
         return scratch;
     }
+    if (bands_) {
+        // Band by band: each is read when the copy first reaches it, the next read ahead. The
+        // band of the chunk handed out before is kept: the sink may still be writing it.
+        const int keep = handed_out_;
+        handed_out_ = -1;
+        for (std::int64_t at = first; at < first + count;) {
+            // The bands count whole elements; an element larger than a chunk is handed out in parts.
+            const RegionBands::Band band = bands_->band_of(at / units_per_element_, keep);
+            const std::int64_t end = std::min(first + count, band.end * units_per_element_);
+            if (at == first && end == first + count && bands_contiguous_) {
+                handed_out_ = band.buffer;
+                return band.base + view_.byte_offset + first * itemsize;
+            }
+            copy_pieces(band.base, at, end - at, scratch + (at - first) * static_cast<std::int64_t>(itemsize_));
+            at = end;
+        }
+        return scratch;
+    }
+    copy_pieces(data_, first, count, scratch);
+    return scratch;
+}
+
+void ResultReader::copy_pieces(const std::byte* data, std::int64_t first, std::int64_t count, std::byte* scratch) {
+    const auto itemsize = static_cast<std::int64_t>(view_.itemsize);
     // Pieces of at most release_bytes read; a packed one, of chunk_bytes copied.
     const double bytes_per_piece = packs_ ? static_cast<double>(sizes_.chunk_bytes) : sizes_.release_bytes;
     const double bytes_per_element = packs_ ? static_cast<double>(itemsize) : bytes_read_per_element_;
@@ -155,15 +185,14 @@ const std::byte* ResultReader::chunk(std::int64_t first, std::int64_t count, std
             if (gather_reads_)
                 gather_reads_.copy(pool(), whole_.data(), first + from, to - from);
             else
-                copy_view_parallel(pool(), data_, view_, whole_.data(), first + from, to - from, input_memory(pages_));
+                copy_view_parallel(pool(), data, view_, whole_.data(), first + from, to - from, input_memory(pages_));
             pack_elements(*packs_, whole_.data(), to - from, scratch + from * written);
         } else {
-            copy_view_parallel(pool(), data_, view_, scratch + from * itemsize, first + from, to - from,
+            copy_view_parallel(pool(), data, view_, scratch + from * itemsize, first + from, to - from,
                                input_memory(pages_));
         }
         copied(first + from, first + to);
     }
-    return scratch;
 }
 
 }  // namespace tslice

@@ -91,6 +91,8 @@ public:
 private:
     // Elements [from, to) are copied: in order, the rest is after them; backwards, before.
     void copied(std::int64_t from, std::int64_t to) { paging_.before(backwards_ ? total_ - from : to); }
+    // Copies elements [first, first + count) from `data` into `scratch`, in pieces of bounded input.
+    void copy_pieces(const std::byte* data, std::int64_t first, std::int64_t count, std::byte* scratch);
 
     const std::byte* data_;
     InputPages pages_;
@@ -101,7 +103,10 @@ private:
     std::int64_t total_;
     bool backwards_;
     View walked_;  // backwards: the view walked from its last element to its first
-    bool contiguous_, by_pread_;
+    RegionBands* bands_;  // a region read a band at a time; null for any other input
+    std::int64_t units_per_element_;  // parts an element is handed out in (in_chunk_sized_units)
+    bool contiguous_, bands_contiguous_, by_pread_;
+    int handed_out_ = -1;  // the band buffer of the chunk handed out last
     InputPaging paging_;
     GatherReads gather_reads_;
     double bytes_read_per_element_ = 0;  // of the input, where the copy releases as it goes

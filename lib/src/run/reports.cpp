@@ -76,7 +76,7 @@ std::string values_report(const Prepared& prepared, std::size_t i, const std::op
                           const PrintOptions& options, unsigned threads) {
     const PlannedArray& planned = prepared.planned().at(i);
     const ElementType type = converted_type(planned.type, astype);
-    const ViewedArray viewed = prepared.view(i);
+    const ViewedArray viewed = prepared.view(i, {threads, false});
     std::vector<std::byte> converted;
     Result printed = viewed.result;
     if (astype) {
@@ -96,7 +96,7 @@ std::string stats_report(const Prepared& prepared, std::size_t i, const std::opt
                          unsigned threads) {
     const PlannedArray& planned = prepared.planned().at(i);
     const ElementType type = converted_type(planned.type, astype);
-    const ViewedArray viewed = prepared.view(i);
+    const ViewedArray viewed = prepared.view(i, {threads, false});
     const Result& result = viewed.result;
     const ArrayStats stats = compute_stats(result.data, result.view, planned.type, astype, viewed.pages(), threads);
     return json ? stats_json(stats, planned.array->name, type, result.view.shape)

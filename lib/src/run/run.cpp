@@ -74,7 +74,7 @@ std::vector<ContainerEntry> container_entries(const RunRequest& request, OutputF
             entry.dtype = *safetensors_name(planned.type);
         const WriteOptions options = options_for(request, format, planned.type);
         entry.write = [&prepared, &planned, options](OutputFile& output, const OutputFraming& framing) {
-            const ViewedArray viewed = prepared.view(planned.index);
+            const ViewedArray viewed = prepared.view(planned.index, {options.threads, true});
             const Result& result = viewed.result;
             if (planned.converts())
                 write_view_converted_into(output, framing, result.data, result.view, viewed.pages(), options,
@@ -221,7 +221,9 @@ void write_result(const RunRequest& request, OutputFormat format, Prepared& prep
     const bool zarr = format == OutputFormat::Zarr;
     const TextFormat text_format = format == OutputFormat::Json ? TextFormat::Json : TextFormat::Csv;
     const ElementType& type = planned.type;
-    const ViewedArray viewed = prepared.view(planned.index);
+    // The binary and Zarr writers read a region source's box a band at a time through the read
+    // stage; the text writers read the view themselves.
+    const ViewedArray viewed = prepared.view(planned.index, {request.write.threads, !text});
     const Result& result = viewed.result;
     prepared.forget_plan(planned.index);
     const InputPages pages = viewed.pages();
@@ -236,11 +238,8 @@ void write_result(const RunRequest& request, OutputFormat format, Prepared& prep
             return;
         }
         if (zarr) {
-            // The Zarr writer reads values from a view: the converted result is made whole first.
-            const std::vector<std::byte> converted =
-                convert_view(result.data, result.view, conversion, request.write.threads);
-            const View converted_view = View::contiguous(result.view.shape, type.itemsize());
-            write_zarr(request.output, converted.data(), converted_view, type, request.zarr, request.write, {});
+            // Converted chunk by chunk as the store is written.
+            write_zarr(request.output, result.data, result.view, type, request.zarr, request.write, pages, &conversion);
             return;
         }
         write_view_converted(request.output, framing, result.data, result.view, pages,

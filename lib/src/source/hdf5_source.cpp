@@ -25,9 +25,12 @@ constexpr std::int64_t kBlockBytes = std::int64_t{64} << 20;
 // The chunk cache is sized to the chunks one block's rows cross, up to this.
 constexpr std::int64_t kMaxChunkCache = std::int64_t{256} << 20;
 
+// Per thread: a thread-safe library keeps an error stack, and its printing, per thread, and a
+// read in bands reads on a thread of its own.
 void quiet_library() {
-    static std::once_flag once;
-    std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+    thread_local bool quiet = false;
+    if (!quiet) H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    quiet = true;
 }
 
 // What the library's error stack says, outermost first: "unable to open file: truncated file".
@@ -214,7 +217,21 @@ public:
 
     std::vector<ArrayInFile> list() const override { return arrays_; }
 
+    std::vector<std::int64_t> chunk_shape(const ArrayInFile& array) const override {
+        const std::size_t rank = array.shape.size();
+        if (rank == 0 || !array.error.empty()) return {};
+        quiet_library();
+        const Handle dataset(H5Dopen2(file_->get(), array.member.c_str(), H5P_DEFAULT), H5Dclose);
+        if (!dataset.ok()) return {};
+        const Handle dcpl(H5Dget_create_plist(dataset.get()), H5Pclose);
+        if (!dcpl.ok() || H5Pget_layout(dcpl.get()) != H5D_CHUNKED) return {};
+        std::vector<hsize_t> chunk(rank);
+        if (H5Pget_chunk(dcpl.get(), static_cast<int>(rank), chunk.data()) != static_cast<int>(rank)) return {};
+        return std::vector<std::int64_t>(chunk.begin(), chunk.end());
+    }
+
     void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned, const Written& written) const override {
+        quiet_library();
         if (!array.error.empty()) fail_input(array.error);
         const std::string where = "the dataset '" + *array.name + "'";
         if (box.element_count() == 0) return;

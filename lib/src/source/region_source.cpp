@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "source/region_bands.hpp"
 #include "source/region_sources.hpp"
 #include "source/spool.hpp"
 #include "tslice/error.hpp"
@@ -53,15 +54,55 @@ std::shared_ptr<const RegionSource> open_region_source(const std::string& path, 
     return nullptr;
 }
 
+View ArrayData::region_view(const ArrayInFile& array, const Box& box) {
+    // The box in C order, seen as the whole array: element i sits at sum((i_k - start_k) *
+    // stride_k), so the offset is negative and only the box's elements lie inside the data.
+    View view;
+    view.shape = array.shape;
+    view.itemsize = array.type.itemsize();
+    view.byte_strides.resize(array.shape.size());
+    auto stride = static_cast<std::int64_t>(view.itemsize);
+    for (std::size_t k = array.shape.size(); k-- > 0;) {
+        view.byte_strides[k] = stride;
+        view.byte_offset -= box.start[k] * stride;
+        stride *= box.stop[k] - box.start[k];
+    }
+    return view;
+}
+
+ArrayData ArrayData::of_bytes(std::vector<std::byte> bytes, const ArrayInFile& array, const std::string& what) {
+    ArrayData out;
+    out.what_ = what;
+    out.shape_ = array.shape;
+    out.itemsize_ = array.type.itemsize();
+    if (bytes.empty()) bytes.resize(1);  // data() is never null
+    out.in_memory_ = std::move(bytes);
+    out.data_ = out.in_memory_.data();
+    out.region_view_ =
+        View::contiguous({static_cast<std::int64_t>(out.in_memory_.size() / out.itemsize_)}, out.itemsize_);
+    return out;
+}
+
+ArrayData ArrayData::open_in_bands(std::shared_ptr<RegionBands> bands, const ArrayInFile& array, const Box& box,
+                                   const std::string& what) {
+    ArrayData out;
+    out.what_ = what;
+    out.shape_ = array.shape;
+    out.itemsize_ = array.type.itemsize();
+    out.bands_ = std::move(bands);
+    out.region_view_ = region_view(array, box);
+    return out;
+}
+
 ArrayData ArrayData::open_region(const RegionSource& source, const ArrayInFile& array, const Box& box,
-                                 const std::string& what) {
+                                 const std::string& what, unsigned threads_wanted) {
     ArrayData out;
     out.what_ = what;
     out.shape_ = array.shape;
     out.itemsize_ = array.type.itemsize();
     const auto item = static_cast<std::int64_t>(out.itemsize_);
     const std::int64_t bytes = box.element_count() * item;  // within the array's size, checked when listed
-    const unsigned threads = default_thread_count();
+    const unsigned threads = threads_wanted ? threads_wanted : default_thread_count();
     if (bytes <= kInMemoryBytes) {
         out.in_memory_.resize(static_cast<std::size_t>(std::max<std::int64_t>(bytes, 1)));
         out.data_ = out.in_memory_.data();
@@ -88,19 +129,7 @@ ArrayData ArrayData::open_region(const RegionSource& source, const ArrayInFile& 
         source.read(array, box, static_cast<std::byte*>(map), threads,
                     [&spool](std::byte* begin, std::byte* end) { spool.release(begin, end); });
     }
-    // The box in C order, seen as the whole array: element i sits at sum((i_k - start_k) *
-    // stride_k), so the offset is negative and only the box's elements lie inside the data.
-    View view;
-    view.shape = array.shape;
-    view.itemsize = out.itemsize_;
-    view.byte_strides.resize(array.shape.size());
-    std::int64_t stride = item;
-    for (std::size_t k = array.shape.size(); k-- > 0;) {
-        view.byte_strides[k] = stride;
-        view.byte_offset -= box.start[k] * stride;
-        stride *= box.stop[k] - box.start[k];
-    }
-    out.region_view_ = view;
+    out.region_view_ = region_view(array, box);
     return out;
 }
 

@@ -129,11 +129,11 @@ std::vector<ArrayInFile> list_arrays(const InputBytes& input) {
 }
 
 ArrayData ArrayData::open(const InputBytes& input, const ArrayInFile& array, const std::string& what,
-                          const std::function<Box()>& reach) {
+                          const std::function<Box()>& reach, unsigned threads) {
     if (array.bytes.kind == ArrayBytes::Kind::Region) {
         if (!input.region() || !reach)
             throw Error(ErrorKind::Internal, "internal: " + what + " is read by region, without a region");
-        return open_region(*input.region(), array, reach(), what);
+        return open_region(*input.region(), array, reach(), what, threads);
     }
     if (array.bytes.kind == ArrayBytes::Kind::Quantized) {
         if (!reach) throw Error(ErrorKind::Internal, "internal: " + what + " is decoded by region, without a region");
@@ -193,10 +193,11 @@ View ArrayData::view() const {
 const Mapping& ArrayData::mapping() const { return mapping_ ? *mapping_ : inflated_; }
 
 void ArrayData::release(std::int64_t begin, std::int64_t end) const {
-    if (in_memory_.empty()) mapping().release(data_ + begin, data_ + end);
+    if (in_memory_.empty() && !bands_) mapping().release(data_ + begin, data_ + end);
 }
 
 InputPages ArrayData::pages() const {
+    if (bands_) return InputPages(*bands_);
     if (!in_memory_.empty()) return {};
     return InputPages(mapping(), data_, what_);
 }

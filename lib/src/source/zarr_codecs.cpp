@@ -111,7 +111,7 @@ void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, 
         case ZarrCompressor::Id::None:
             if (size != expected)
                 corrupt(what, "it holds " + std::to_string(size) + " bytes, not the chunk's " + std::to_string(expected));
-            std::memcpy(out, data, size);
+            if (size > 0) std::memcpy(out, data, size);  // an empty chunk may have no buffer
             return;
         case ZarrCompressor::Id::Zlib:
         case ZarrCompressor::Id::Gzip:
@@ -149,31 +149,56 @@ void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, 
     }
 }
 
-std::vector<std::byte> encode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
-                                         std::size_t itemsize) {
+std::size_t encode_zarr_chunk_into(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
+                                   std::size_t itemsize, std::vector<std::byte>& out) {
+    const auto room = [&out](std::size_t bound) {
+        if (out.size() < bound) out.resize(bound);
+    };
     switch (compressor.id) {
         case ZarrCompressor::Id::None:
-            return {data, data + size};
+            room(size);
+            if (size > 0) std::memcpy(out.data(), data, size);
+            return size;
         case ZarrCompressor::Id::Zlib:
-        case ZarrCompressor::Id::Gzip:
-            return deflate_all(data, size, compressor.level, compressor.id == ZarrCompressor::Id::Gzip);
+        case ZarrCompressor::Id::Gzip: {
+            const std::vector<std::byte> deflated =
+                deflate_all(data, size, compressor.level, compressor.id == ZarrCompressor::Id::Gzip);
+            room(deflated.size());
+            if (!deflated.empty()) std::memcpy(out.data(), deflated.data(), deflated.size());
+            return deflated.size();
+        }
         case ZarrCompressor::Id::Zstd: {
-            std::vector<std::byte> out(ZSTD_compressBound(size));
-            const std::size_t got = ZSTD_compress(out.data(), out.size(), data, size, compressor.level);
+            // One context per thread, kept: ZSTD_compress would make and free one per chunk.
+            struct Context {
+                ZSTD_CCtx* context = ZSTD_createCCtx();
+                ~Context() { ZSTD_freeCCtx(context); }
+            };
+            thread_local Context kept;
+            if (!kept.context) fail_input("zstd: cannot make a compression context");
+            room(ZSTD_compressBound(size));
+            const std::size_t got =
+                ZSTD_compressCCtx(kept.context, out.data(), ZSTD_compressBound(size), data, size, compressor.level);
             if (ZSTD_isError(got)) fail_input(std::string("zstd: ") + ZSTD_getErrorName(got));
-            out.resize(got);
-            return out;
+            return got;
         }
         case ZarrCompressor::Id::Blosc: {
-            std::vector<std::byte> out(size + BLOSC_MAX_OVERHEAD);
+            // Room for exactly this chunk, as a buffer of its own would give: blosc stores a
+            // chunk that does not shrink as it is only when the room says it cannot grow.
+            room(size + BLOSC_MAX_OVERHEAD);
             const int got = blosc_compress_ctx(compressor.level, compressor.shuffle, itemsize, size, data, out.data(),
-                                               out.size(), compressor.cname.c_str(), 0, 1);
+                                               size + BLOSC_MAX_OVERHEAD, compressor.cname.c_str(), 0, 1);
             if (got <= 0) fail_input("blosc could not compress a chunk (error " + std::to_string(got) + ")");
-            out.resize(static_cast<std::size_t>(got));
-            return out;
+            return static_cast<std::size_t>(got);
         }
     }
-    return {};
+    return 0;
+}
+
+std::vector<std::byte> encode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
+                                         std::size_t itemsize) {
+    std::vector<std::byte> out;
+    out.resize(encode_zarr_chunk_into(compressor, data, size, itemsize, out));
+    return out;
 }
 
 }  // namespace tslice

@@ -40,5 +40,10 @@ void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, 
 // Encodes a chunk of `size` bytes of elements of `itemsize` bytes (blosc's shuffle needs it).
 std::vector<std::byte> encode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
                                          std::size_t itemsize);
+// The same into `out`, grown to the most the codec may need and never shrunk, so that a
+// writer that passes one buffer chunk after chunk allocates it, and faults its pages in, once;
+// returns the bytes of the encoded chunk at out's start.
+std::size_t encode_zarr_chunk_into(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
+                                   std::size_t itemsize, std::vector<std::byte>& out);
 
 }  // namespace tslice

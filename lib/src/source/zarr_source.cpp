@@ -2,6 +2,7 @@
 // (.zgroup) of arrays and groups. A box is read chunk by chunk, only the chunks it touches,
 // decompressed in parallel, each copied into place; a missing chunk is its fill value.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -22,43 +24,99 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Reads the whole file into `bytes` (resized to it): false where it does not exist. `limit`: a
-// larger file is an error. `path` is shown as `shown` in messages. A chunk's worker passes the
-// same buffer chunk after chunk, so that its memory is allocated, and its pages faulted in,
-// once per worker rather than once per chunk.
-bool read_file_into(std::vector<std::byte>& bytes, const std::string& path, const std::string& shown,
-                    std::uint64_t limit) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+// A file opened for reading, closed with this.
+struct OpenFile {
+    int fd = -1;
+    std::size_t size = 0;
+    OpenFile() = default;
+    OpenFile(const OpenFile&) = delete;
+    OpenFile& operator=(const OpenFile&) = delete;
+    ~OpenFile() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+// Opens a regular file of at most `limit` bytes: false where it does not exist. `path` is
+// shown as `shown` in messages.
+bool open_file(OpenFile& file, const std::string& path, const std::string& shown, std::uint64_t limit) {
+    file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (file.fd < 0) {
         if (errno == ENOENT) return false;
         fail_input("cannot open " + shown + ": " + std::strerror(errno));
     }
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
     struct stat info {};
-    if (::fstat(fd, &info) != 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
+    if (::fstat(file.fd, &info) != 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
     if (!S_ISREG(info.st_mode)) fail_input(shown + " is not a regular file");
     if (static_cast<std::uint64_t>(info.st_size) > limit)
         fail_input(shown + " holds " + std::to_string(info.st_size) + " bytes, more than it can (" + std::to_string(limit) + ")");
-    bytes.resize(static_cast<std::size_t>(info.st_size));
+    file.size = static_cast<std::size_t>(info.st_size);
+    return true;
+}
+
+// Reads the open file into `bytes` (resized to what it holds).
+void read_into(const OpenFile& file, std::vector<std::byte>& bytes, const std::string& shown) {
+    bytes.resize(file.size);
     std::size_t done = 0;
     while (done < bytes.size()) {
-        const ssize_t got = ::pread(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
+        const ssize_t got = ::pread(file.fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
         if (got == 0) break;
         done += static_cast<std::size_t>(got);
     }
     bytes.resize(done);
-    return true;
 }
 
-// The whole file, or nullopt where it does not exist (read_file_into).
+// A stored chunk's bytes: a large one mapped (the page cache's pages mapped in at once, not
+// copied: on a cached store the copy of a read cost more than the mapping), a small one read
+// into the worker's buffer, which it passes chunk after chunk, so that its memory is allocated,
+// and its pages faulted in, once per worker rather than once per chunk.
+class ChunkBytes {
+public:
+    ChunkBytes() = default;
+    ChunkBytes(const ChunkBytes&) = delete;
+    ChunkBytes& operator=(const ChunkBytes&) = delete;
+    ~ChunkBytes() { unmap(); }
+
+    // False where the file does not exist (open_file).
+    bool load(std::vector<std::byte>& buffer, const std::string& path, const std::string& shown, std::uint64_t limit) {
+        unmap();
+        OpenFile file;
+        if (!open_file(file, path, shown, limit)) return false;
+        if (file.size >= kMappedChunkBytes) {
+            void* map = ::mmap(nullptr, file.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file.fd, 0);
+            if (map != MAP_FAILED) {
+                mapped_ = static_cast<std::byte*>(map);
+                data_ = mapped_;
+                size_ = file.size;
+                return true;
+            }
+        }
+        read_into(file, buffer, shown);
+        data_ = buffer.data();
+        size_ = buffer.size();
+        return true;
+    }
+    const std::byte* data() const { return data_; }
+    std::size_t size() const { return size_; }
+
+private:
+    static constexpr std::size_t kMappedChunkBytes = std::size_t{256} << 10;
+    void unmap() {
+        if (mapped_) ::munmap(mapped_, size_);
+        mapped_ = nullptr;
+    }
+    std::byte* mapped_ = nullptr;
+    const std::byte* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+// The whole file, or nullopt where it does not exist (open_file).
 std::optional<std::vector<std::byte>> read_file(const std::string& path, const std::string& shown, std::uint64_t limit) {
+    OpenFile file;
+    if (!open_file(file, path, shown, limit)) return std::nullopt;
     std::vector<std::byte> bytes;
-    if (!read_file_into(bytes, path, shown, limit)) return std::nullopt;
+    read_into(file, bytes, shown);
     return bytes;
 }
 
@@ -169,11 +227,13 @@ public:
 
     std::vector<ArrayInFile> list() const override { return arrays_; }
 
+    std::vector<std::int64_t> chunk_shape(const ArrayInFile& array) const override {
+        return read_meta(root_, path_of(array)).chunks;
+    }
+
     void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned threads,
               const Written& written) const override {
-        std::size_t index = 0;
-        while (index < arrays_.size() && arrays_[index].name != array.name) ++index;
-        const fs::path dir = paths_.at(index);
+        const fs::path dir = path_of(array);
         const ZarrArrayMeta meta = read_meta(root_, dir);
         if (meta.shape != array.shape || !(meta.dtype == array.type.dtype))
             fail_input(inside(root_, dir / ".zarray") + " changed while tslice read the store");
@@ -193,8 +253,19 @@ public:
         WorkerPool pool(static_cast<unsigned>(std::clamp<std::int64_t>(total, 1, threads)));
         // Chunks go to the workers in order, so a worker's buffers are reused chunk after chunk.
         pool.run(static_cast<unsigned>(pool.size()), [&](unsigned part) {
-            std::vector<std::byte> decoded(chunk_bytes), stored;
+            // A read in bands reads chunk after chunk, read after read: the buffers of the
+            // reads before are taken again, so their pages are faulted in once.
+            Buffers buffers = take_buffers();
+            std::vector<std::byte>& decoded = buffers.decoded;
+            std::vector<std::byte>& stored = buffers.stored;
+            decoded.resize(chunk_bytes);
+            struct Giver {
+                const ZarrStore* store;
+                Buffers& buffers;
+                ~Giver() { store->give_back(std::move(buffers)); }
+            } giver{this, buffers};
             std::pair<std::byte*, std::byte*> placed;
+            ChunkBytes chunk;
             for (std::int64_t n = part; n < total; n += pool.size()) {
                 std::vector<std::int64_t> grid(rank), origin(rank), from(rank), to(rank);
                 std::int64_t rest = n;
@@ -217,10 +288,10 @@ public:
                     placed = {dst + low, dst + high + static_cast<std::int64_t>(meta.dtype.itemsize)};
                 }
                 const fs::path path = dir / meta.chunk_key(grid);
-                if (!read_file_into(stored, path.string(), "the chunk " + inside(root_, path), stored_limit)) {
+                if (!chunk.load(stored, path.string(), "the chunk " + inside(root_, path), stored_limit)) {
                     fill_region(meta, box, from, to, dst);
                 } else {
-                    decode_zarr_chunk(meta.compressor, stored.data(), stored.size(), decoded.data(), chunk_bytes,
+                    decode_zarr_chunk(meta.compressor, chunk.data(), chunk.size(), decoded.data(), chunk_bytes,
                                       "the chunk " + inside(root_, path));
                     place(meta, decoded.data(), box, origin, from, to, dst);
                 }
@@ -230,6 +301,12 @@ public:
     }
 
 private:
+    const fs::path& path_of(const ArrayInFile& array) const {
+        std::size_t index = 0;
+        while (index < arrays_.size() && arrays_[index].name != array.name) ++index;
+        return paths_.at(index);
+    }
+
     void walk(const fs::path& dir, const std::string& prefix) {
         std::vector<fs::path> children;
         std::error_code error;
@@ -249,7 +326,24 @@ private:
         }
     }
 
+    struct Buffers {
+        std::vector<std::byte> decoded, stored;
+    };
+    Buffers take_buffers() const {
+        const std::lock_guard<std::mutex> lock(spare_lock_);
+        if (spare_.empty()) return {};
+        Buffers buffers = std::move(spare_.back());
+        spare_.pop_back();
+        return buffers;
+    }
+    void give_back(Buffers buffers) const {
+        const std::lock_guard<std::mutex> lock(spare_lock_);
+        spare_.push_back(std::move(buffers));
+    }
+
     fs::path root_;
+    mutable std::mutex spare_lock_;
+    mutable std::vector<Buffers> spare_;  // chunk buffers of reads done, for the next
     std::vector<ArrayInFile> arrays_;
     std::vector<fs::path> paths_;
 };

@@ -15,10 +15,12 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 #include "tslice/threads.hpp"
+#include "read/result_reader.hpp"
 #include "source/zarr_codecs.hpp"
 #include "source/zarr_meta.hpp"
 
@@ -219,7 +221,8 @@ void check_zarr_output(const ElementType& type, const std::vector<std::int64_t>&
 }
 
 void write_zarr(const std::string& path, const std::byte* data, const View& view, const ElementType& type,
-                const ZarrOptions& options, const WriteOptions& write, const InputPages& pages) {
+                const ZarrOptions& options, const WriteOptions& write, const InputPages& pages,
+                const Conversion* conversion) {
     check_zarr_output(type, view.shape, options);
     const fs::path target = fs::path(path).lexically_normal().string().back() == '/' && path.size() > 1
                                 ? fs::path(path).parent_path()
@@ -231,7 +234,9 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
                    "(a directory with .zarray or .zgroup); remove it, or choose another path");
     ZarrArrayMeta meta;
     meta.shape = view.shape;
-    meta.chunks = options.chunks.empty() ? zarr_chunks(view.shape, view.itemsize) : options.chunks;
+    // The stored elements' size: the converted type's under --astype.
+    const auto item = static_cast<std::int64_t>(conversion ? conversion->to_size() : view.itemsize);
+    meta.chunks = options.chunks.empty() ? zarr_chunks(view.shape, static_cast<std::size_t>(item)) : options.chunks;
     meta.dtype = type.dtype;
     meta.compressor = compressor_named(options.compressor);
     meta.compressor.shuffle = 1;
@@ -268,7 +273,6 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
         grid[k] = (meta.shape[k] + meta.chunks[k] - 1) / meta.chunks[k];
         total *= grid[k];
     }
-    const auto item = static_cast<std::int64_t>(view.itemsize);
     const std::int64_t chunk_elements = meta.chunk_elements();
     const std::int64_t total_bytes = view.element_count() * item;
     std::mutex progress_lock;
@@ -277,15 +281,41 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
     const std::int64_t per_row = rank == 0 ? 1 : total / std::max<std::int64_t>(grid[0], 1);
     WorkerPool pool(static_cast<unsigned>(std::clamp<std::int64_t>(per_row, 1, std::max(1u, write.threads))));
     const std::int64_t inner = rank == 0 ? 1 : view.element_count() / std::max<std::int64_t>(meta.shape[0], 1);
+    // Each part's buffers, made once for the whole store: made per chunk, their allocation
+    // and page faults cost more system time than the compression's user time.
+    struct Buffers {
+        std::vector<std::byte> chunk, dense, stored, unconverted;
+    };
+    std::vector<Buffers> buffers(pool.size());
+    // A region read in bands holds no bytes to copy from: each row of the chunk grid is read
+    // through the read stage into a slab of its own, which the chunks are cut from.
+    std::optional<ResultReader> banded;
+    std::vector<std::byte> slab;
+    if (pages.bands() && total > 0) banded.emplace(data, view, pages, ReadOptions{std::max(1u, write.threads)});
     for (std::int64_t row_first = 0; row_first < total; row_first += per_row) {
         const std::int64_t row_end = row_first + per_row;
+        const std::byte* row_data = data;
+        View row_view = view;
+        if (banded) {
+            // A 0-d result is one row of one element.
+            const std::int64_t first_row = rank == 0 ? 0 : row_first / per_row * meta.chunks[0];
+            const std::int64_t end_row = rank == 0 ? 1 : std::min(meta.shape[0], first_row + meta.chunks[0]);
+            const std::int64_t units = banded->elements() / view.element_count();  // parts of an element
+            slab.resize(static_cast<std::size_t>((end_row - first_row) * inner) * view.itemsize);
+            banded->read(slab.data(), first_row * inner * units, (end_row - first_row) * inner * units);
+            row_view = View::contiguous(view.shape, view.itemsize);
+            row_view.byte_offset = -first_row * inner * static_cast<std::int64_t>(view.itemsize);
+            row_data = slab.data();
+        }
         pool.run(pool.size(), [&](unsigned part) {
-            std::vector<std::byte> chunk(static_cast<std::size_t>(chunk_elements * item));
-            std::vector<std::byte> dense;
+            std::vector<std::byte>& chunk = buffers[part].chunk;
+            std::vector<std::byte>& dense = buffers[part].dense;
+            std::vector<std::byte>& stored = buffers[part].stored;
+            chunk.resize(static_cast<std::size_t>(chunk_elements * item));
             std::vector<std::int64_t> index(rank);
             for (std::int64_t n = row_first + part; n < row_end; n += pool.size()) {
                 std::int64_t rest = n;
-                View sub = view;
+                View sub = row_view;
                 bool edge = false;
                 for (std::size_t k = rank; k-- > 0;) {
                     index[k] = rest % grid[k];
@@ -293,16 +323,27 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
                     const std::int64_t origin = index[k] * meta.chunks[k];
                     sub.shape[k] = std::min(meta.chunks[k], meta.shape[k] - origin);
                     edge = edge || sub.shape[k] != meta.chunks[k];
-                    sub.byte_offset += origin * view.byte_strides[k];
-                    if (sub.has_table()) sub.table_offset += origin * view.table_strides[k];
+                    sub.byte_offset += origin * row_view.byte_strides[k];
+                    if (sub.has_table()) sub.table_offset += origin * row_view.table_strides[k];
                 }
                 const std::int64_t count = sub.element_count();
+                // The chunk's elements in C order into `to`, converted where they are.
+                const auto make = [&](std::byte* to) {
+                    if (!conversion) {
+                        copy_view(row_data, sub, to, 0, count);
+                        return;
+                    }
+                    std::vector<std::byte>& unconverted = buffers[part].unconverted;
+                    unconverted.resize(static_cast<std::size_t>(count) * view.itemsize);
+                    copy_view(row_data, sub, unconverted.data(), 0, count);
+                    conversion->run(unconverted.data(), to, count);
+                };
                 if (!edge) {
-                    copy_view(data, sub, chunk.data(), 0, count);
+                    make(chunk.data());
                 } else {
                     // An edge chunk is stored whole: its elements in place, the rest zeros.
                     dense.resize(static_cast<std::size_t>(count * item));
-                    copy_view(data, sub, dense.data(), 0, count);
+                    make(dense.data());
                     std::fill(chunk.begin(), chunk.end(), std::byte{0});
                     std::vector<std::int64_t> at(rank, 0);
                     const std::int64_t run = sub.shape[rank - 1] * item;
@@ -319,9 +360,9 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
                         }
                     }
                 }
-                const std::vector<std::byte> stored =
-                    encode_zarr_chunk(meta.compressor, chunk.data(), chunk.size(), type.dtype.itemsize);
-                write_file(store.path() / meta.chunk_key(index), stored.data(), stored.size(), write.sync);
+                const std::size_t size =
+                    encode_zarr_chunk_into(meta.compressor, chunk.data(), chunk.size(), type.dtype.itemsize, stored);
+                write_file(store.path() / meta.chunk_key(index), stored.data(), size, write.sync);
                 if (write.progress) {
                     const std::lock_guard<std::mutex> lock(progress_lock);
                     written += count * item;

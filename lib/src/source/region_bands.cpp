@@ -1,0 +1,204 @@
+// A region source's box read a band at a time (region_bands.hpp).
+#include "source/region_bands.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "tslice/error.hpp"
+#include "tslice/threads.hpp"
+
+namespace tslice {
+namespace {
+
+// A band this large keeps the workers busy and the output's writes long; three times it is what the
+// bands hold at most.
+constexpr std::int64_t kBandBytes = std::int64_t{16} << 20;
+// Rows of an unchunked source per band: enough for reads of a few MiB.
+constexpr std::int64_t kUnchunkedBandBytes = std::int64_t{8} << 20;
+
+}  // namespace
+
+std::optional<BandLayout> band_layout(const View& result, const Box& box, std::size_t itemsize,
+                                      const std::vector<std::int64_t>& chunks, unsigned threads,
+                                      std::int64_t limit_bytes) {
+    const std::size_t rank = box.start.size();
+    if (rank == 0 || result.has_table() || result.element_count() == 0 || box.element_count() == 0) return std::nullopt;
+    BandLayout layout;
+    layout.row_bytes = static_cast<std::int64_t>(itemsize);
+    for (std::size_t k = 1; k < rank; ++k) layout.row_bytes *= box.stop[k] - box.start[k];
+    const std::int64_t rows = box.stop[0] - box.start[0];
+    const std::int64_t offset = result.byte_offset;
+    if (offset < 0 || offset >= rows * layout.row_bytes) return std::nullopt;
+
+    const std::int64_t in_row = offset % layout.row_bytes;
+    layout.first_row = offset / layout.row_bytes;
+    // The reach of the axes from `from` on, in bytes from an element's first.
+    const auto reach_from = [&](std::size_t from) {
+        std::pair<std::int64_t, std::int64_t> span{0, static_cast<std::int64_t>(result.itemsize)};
+        for (std::size_t k = from; k < result.rank(); ++k) {
+            const std::int64_t reach = (result.shape[k] - 1) * result.byte_strides[k];
+            (reach < 0 ? span.first : span.second) += reach;
+        }
+        return span;
+    };
+    const auto within_row = [&](std::pair<std::int64_t, std::int64_t> span) {
+        return in_row + span.first >= 0 && in_row + span.second <= layout.row_bytes;
+    };
+    if (within_row(reach_from(0))) {
+        // The whole result lies in one row: one step.
+        layout.inner = result.element_count();
+    } else {
+        // The walking axis: the first of more than one element; every element of one of its
+        // steps must lie in one row of the box, and the steps must go down the rows.
+        std::size_t walk = 0;
+        while (result.shape[walk] < 2) ++walk;
+        const std::int64_t stride = result.byte_strides[walk];
+        if (stride == 0 || stride % layout.row_bytes != 0 || !within_row(reach_from(walk + 1))) return std::nullopt;
+        layout.steps = result.shape[walk];
+        layout.rows_per_step = stride / layout.row_bytes;
+        for (std::size_t k = walk + 1; k < result.rank(); ++k) layout.inner *= result.shape[k];
+        const std::int64_t last_row = layout.first_row + (layout.steps - 1) * layout.rows_per_step;
+        if (last_row < 0 || last_row >= rows) return std::nullopt;
+    }
+
+    // Whole chunk rows per band: a chunk per thread where they fit kBandBytes.
+    if (chunks.size() == rank) {
+        std::int64_t across = 1;
+        for (std::size_t k = 1; k < rank; ++k)
+            across *= (box.stop[k] - 1) / chunks[k] - box.start[k] / chunks[k] + 1;
+        const std::int64_t chunk_row_bytes = std::min(chunks[0], rows) * layout.row_bytes;
+        if (3 * chunk_row_bytes > limit_bytes) return std::nullopt;
+        std::int64_t per_band = 1;
+        while (per_band * across < static_cast<std::int64_t>(threads) &&
+               (per_band + 1) * chunk_row_bytes <= std::min(kBandBytes, limit_bytes / 3))
+            ++per_band;
+        layout.band_rows = per_band * chunks[0];
+    } else {
+        layout.band_rows = std::max<std::int64_t>(1, std::min(kUnchunkedBandBytes, limit_bytes / 3) / layout.row_bytes);
+        if (3 * layout.row_bytes > limit_bytes) return std::nullopt;
+    }
+    return layout;
+}
+
+RegionBands::RegionBands(std::shared_ptr<const RegionSource> source, ArrayInFile array, Box box, BandLayout layout,
+                         unsigned threads, std::string file)
+    : source_(std::move(source)),
+      array_(std::move(array)),
+      box_(std::move(box)),
+      layout_(layout),
+      threads_(std::max(1u, threads)),
+      file_(std::move(file)),
+      total_(layout.steps * layout.inner) {
+    // Without a thread of its own, each band is read when it is reached.
+    thread_ = try_start_thread([this] { ahead(); });
+}
+
+RegionBands::~RegionBands() {
+    {
+        const std::lock_guard<std::mutex> lock(lock_);
+        stopping_ = true;
+    }
+    changed_.notify_all();
+    if (thread_) thread_->join();
+}
+
+std::int64_t RegionBands::band_index(std::int64_t element) const {
+    const std::int64_t row = layout_.first_row + element / layout_.inner * layout_.rows_per_step;  // from the box's start
+    return (box_.start[0] + row) / layout_.band_rows;
+}
+
+int RegionBands::free_buffer(int keep_a, int keep_b) const {
+    for (int buffer = 0; buffer < kBuffers; ++buffer)
+        if (buffer != keep_a && buffer != keep_b) return buffer;
+    return 0;  // unreachable: three buffers, two kept at most
+}
+
+void RegionBands::read_band(std::int64_t band, int buffer) {
+    const BandLayout& l = layout_;
+    std::vector<std::byte>& memory = buffers_[buffer];
+    if (memory.empty()) memory.resize(static_cast<std::size_t>(std::min(l.band_rows, box_.stop[0] - box_.start[0]) * l.row_bytes));
+    Box part = box_;
+    part.start[0] = std::max(band * l.band_rows, box_.start[0]);
+    part.stop[0] = std::min((band + 1) * l.band_rows, box_.stop[0]);
+    try {
+        source_->read(array_, part, memory.data(), threads_, {});
+    } catch (const Error& error) {
+        throw error_about_file(error, file_);
+    }
+}
+
+void RegionBands::ahead() {
+    std::unique_lock<std::mutex> lock(lock_);
+    for (;;) {
+        changed_.wait(lock, [this] { return stopping_ || (ahead_band_ >= 0 && held_[ahead_buffer_] != ahead_band_); });
+        if (stopping_) return;
+        const std::int64_t band = ahead_band_;
+        const int buffer = ahead_buffer_;
+        lock.unlock();
+        std::exception_ptr error;
+        try {
+            read_band(band, buffer);
+        } catch (...) {
+            error = std::current_exception();
+        }
+        lock.lock();
+        if (error) {
+            ahead_error_ = error;
+            ahead_failed_band_ = band;
+        } else {
+            held_[buffer] = band;
+        }
+        ahead_band_ = -1;
+        changed_.notify_all();
+    }
+}
+
+RegionBands::Band RegionBands::band_of(std::int64_t element, int keep) {
+    const BandLayout& l = layout_;
+    const std::int64_t band = band_index(element);
+    const std::int64_t end_row = std::min((band + 1) * l.band_rows, box_.stop[0]) - box_.start[0];
+    const std::int64_t begin_row = std::max(band * l.band_rows, box_.start[0]) - box_.start[0];
+    std::int64_t steps = l.steps;
+    // The steps up to the band's edge in the walk's direction: its end going down the rows, its
+    // beginning going up them.
+    if (l.rows_per_step > 0)
+        steps = std::min(steps, (end_row - l.first_row + l.rows_per_step - 1) / l.rows_per_step);
+    else if (l.rows_per_step < 0)
+        steps = std::min(steps, (l.first_row - begin_row) / -l.rows_per_step + 1);
+    const std::int64_t end = std::max(element + 1, steps * l.inner);
+
+    std::unique_lock<std::mutex> lock(lock_);
+    const auto held = [this](std::int64_t wanted) {
+        for (int b = 0; b < kBuffers; ++b)
+            if (held_[b] == wanted) return b;
+        return -1;
+    };
+    int buffer = held(band);
+    if (buffer < 0) {
+        // A read ahead in flight finishes first: it may be this band, and no buffer is read
+        // into twice. (A band held is handed out while the next one is read.)
+        changed_.wait(lock, [this] { return ahead_band_ < 0; });
+        if (ahead_failed_band_ == band) std::rethrow_exception(ahead_error_);
+        buffer = held(band);
+    }
+    if (buffer < 0) {
+        buffer = free_buffer(keep, -1);
+        held_[buffer] = -1;  // a read that fails leaves the buffer holding nothing
+        lock.unlock();
+        read_band(band, buffer);
+        lock.lock();
+        held_[buffer] = band;
+    }
+    if (thread_ && end < total_ && ahead_band_ < 0) {
+        const std::int64_t next = band_index(end);
+        if (held(next) < 0 && next != ahead_failed_band_) {
+            ahead_buffer_ = free_buffer(keep, buffer);
+            held_[ahead_buffer_] = -1;
+            ahead_band_ = next;
+            changed_.notify_all();
+        }
+    }
+    return {buffers_[buffer].data() - begin_row * l.row_bytes, end, buffer};
+}
+
+}  // namespace tslice

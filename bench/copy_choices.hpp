@@ -1,6 +1,6 @@
 // tslice's copy choices measured on this CPU: each in-process case copied on one thread as
 // tslice chooses, and with each choice changed: its stores streamed where they are not (or
-// not where they are), nothing prefetched, the input prefetched four times as far, and its
+// not where they are), nothing prefetched, the input prefetched twice and four times as far, and its
 // rows copied by the other kernel where two can (the stepped kernel or the plain loop).
 // Where a choice was fixed by measuring one machine, this table shows on any other whether
 // it still holds there.
@@ -22,10 +22,11 @@ namespace tslice::bench {
 // One changed choice, in force for the lifetime of the object.
 class CopyAlternative {
 public:
-    static constexpr int kCount = 4;
-    static constexpr int kKernel = 3;  // the one that may not apply
+    static constexpr int kCount = 5;
+    static constexpr int kKernel = 4;  // the one that may not apply
     static const char* name(int which) {
-        static const char* const names[kCount] = {"stores flipped", "no prefetch", "prefetch x4", "kernel flipped"};
+        static const char* const names[kCount] = {"stores flipped", "no prefetch", "prefetch x2", "prefetch x4",
+                                                        "kernel flipped"};
         return names[which];
     }
 
@@ -33,7 +34,8 @@ public:
     CopyAlternative(int which, bool chosen_streams, bool chosen_stepped) : prefetch_(prefetch_lines()) {
         if (which == 0) set_stream_choice(chosen_streams ? StreamChoice::Never : StreamChoice::Always);
         if (which == 1) set_prefetch_lines(0);
-        if (which == 2) set_prefetch_lines(4 * prefetch_);
+        if (which == 2) set_prefetch_lines(2 * prefetch_);
+        if (which == 3) set_prefetch_lines(4 * prefetch_);
         if (which == kKernel)
             kernels::set_stepped_choice(chosen_stepped ? kernels::SteppedChoice::Never : kernels::SteppedChoice::Always);
     }
@@ -155,9 +157,9 @@ inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
     std::printf("copy choices on this CPU (tslice on one thread, median ms; streams: yes = tslice's own "
                 "streaming loop, memcpy = handed to memcpy, which streams it;\n  * = a change that leaves "
                 "the copy as it was, not judged: its distance from 'chosen' is the run's noise)\n");
-    std::printf("%-24s %-9s %9s %-10s %9s %14s %12s %12s %15s | %s\n", "case", "streams", "prefetch", "kernel",
-                "chosen", CopyAlternative::name(0), CopyAlternative::name(1), CopyAlternative::name(2),
-                CopyAlternative::name(3), "best changed / chosen (>= 0.95)");
+    std::printf("%-24s %-9s %9s %-10s %9s %14s %12s %12s %12s %15s | %s\n", "case", "streams", "prefetch",
+                "kernel", "chosen", CopyAlternative::name(0), CopyAlternative::name(1), CopyAlternative::name(2),
+                CopyAlternative::name(3), CopyAlternative::name(4), "best changed / chosen (>= 0.95)");
     int pass = 0, miss = 0, unjudged = 0;
     for (const ChoiceRow& row : rows) {
         double best = 0;
@@ -190,9 +192,9 @@ inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
             std::snprintf(verdict, sizeof verdict, "%.2f %s%s%s", ratio, ok ? "PASS" : "MISS", ok ? "" : ": faster with ",
                           ok ? "" : CopyAlternative::name(best_at));
         }
-        std::printf("%-24s %-9s %9s %-10s %9.2f %14s %12s %12s %15s | %s\n", row.label.c_str(),
+        std::printf("%-24s %-9s %9s %-10s %9.2f %14s %12s %12s %12s %15s | %s\n", row.label.c_str(),
                     row.via_memcpy ? "memcpy" : row.streams ? "yes" : "no", prefetch, row.kernel.c_str(), row.chosen * 1e3,
-                    cells[0], cells[1], cells[2], cells[3], verdict);
+                    cells[0], cells[1], cells[2], cells[3], cells[4], verdict);
     }
     std::printf("copy choices: %d PASS, %d MISS", pass, miss);
     if (unjudged > 0) std::printf(", %d with no alternative", unjudged);

@@ -32,7 +32,7 @@
 #    and PASS/MISS, memcpy's own all-cores gain, and a check column: every copy is
 #    compared with a plain reference. Then the copy's choices on this CPU (bench/copy_choices.hpp):
 #    each case again with each of tslice's choices changed (stores streamed or not, no prefetch,
-#    prefetching four times as far, the other row kernel); a choice passes unless a change is
+#    prefetching twice and four times as far, the other row kernel); a choice passes unless a change is
 #    more than 5% faster.
 # 2. Whole process (bench/whole_process.py, hyperfine): `tslice IN EXPR -o OUT` against the I/O
 #    floor (map the input, write() the same bytes; the two measured in alternating rounds) and

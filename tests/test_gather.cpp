@@ -349,7 +349,7 @@ TEST_CASE("advanced: results equal numpy's") {
         {"[[1, 0], [[0], [2]], [3]]", {2, 3, 4}, {2, 2}, {15, 3, 23, 11}},
         {"[[1, 0], ..., [[0], [2]]]", {2, 3, 4}, {2, 2, 3}, {12, 16, 20, 0, 4, 8, 14, 18, 22, 2, 6, 10}},
         {"[..., [1, 0]]", {2, 3}, {2, 2}, {1, 0, 4, 3}},
-        {"[[9]]", {2, 0}, {1, 0}, {}},          // empty result: numpy only warns about 9
+        {"[[9], []]", {2, 3}, {0}, {}},         // the arrays broadcast to nothing: 9 is never looked up
         {"[[0, 1], 1:1]", {2, 3}, {2, 0}, {}},
         {"[0, [1, 2], 0]", {2, 3, 4}, {2}, {4, 8}},
         // Masks (their nonzero() arrays), True and False, and booleans mixed into an integer list.
@@ -401,6 +401,9 @@ TEST_CASE("advanced: errors in numpy's words and order, at the item") {
         {"[[9], ..., ...]", {2, 3}, "an index can only have a single ellipsis ('...')", 11},
         {"[[]]", {}, "too many indices for array: array is 0-dimensional, but 1 were indexed", 1},
         {"[[], 7]", {2, 3}, "index 7 is out of bounds for axis 1 with size 3", 5},
+        // An empty result still checks the lists' values, as numpy 2 does (numpy 1.24 only warned).
+        {"[[9]]", {2, 0}, "index 9 is out of bounds for axis 0 with size 2", 1},
+        {"[[0, 1], 1:1, [3]]", {2, 3, 3}, "index 3 is out of bounds for axis 2 with size 3", 14},
         {"[[True, False]]", {3}, "boolean index did not match indexed array along dimension 0; dimension is 3 but corresponding boolean dimension is 2", 1},
         {"[:, [True, False]]", {2, 3}, "boolean index did not match indexed array along dimension 1; dimension is 3 but corresponding boolean dimension is 2", 4},
         {"[[True], ..., 9]", {2, 3, 4}, "boolean index did not match indexed array along dimension 0; dimension is 2 but corresponding boolean dimension is 1", 1},

@@ -60,8 +60,10 @@ import numpy.lib.recfunctions as rfn
 
 import harness
 
-# numpy 1.24 warns (and does not fail) about out-of-bounds list values when the result is empty
 warnings.simplefilter("ignore", DeprecationWarning)
+# Out-of-bounds list values where the result is empty are an IndexError in numpy 2, which tslice
+# follows; numpy 1.x only warned ("Out of bound index found"): see index_as_numpy_2.
+warnings.filterwarnings("error", message="Out of bound index found", category=DeprecationWarning)
 
 FIXED_SEED = 20240
 NUMPY_ERRORS = (IndexError, ValueError, KeyError)
@@ -551,11 +553,23 @@ def normalize(res):
     return np.array(res, order="C", copy=True)
 
 
+def index_as_numpy_2(cur, key):
+    """cur[key] as numpy 2 has it: under numpy 1.x, whose warning stands for numpy 2's
+    IndexError, the error carries the words of numpy 2's message that hold no numbers (the
+    values it names are not known here), which tslice's message must then contain."""
+    try:
+        return cur[key]
+    except DeprecationWarning as warning:
+        if "Out of bound index found" in str(warning):
+            raise IndexError(" is out of bounds for axis") from None
+        raise
+
+
 def step_array(cur, key):
     """cur[key] for an array `cur`, as an array: where numpy gives a scalar (every axis taken
     by an integer), the same element as a 0-d view, so its dtype (byte order included) is
     the array's.  numpy's scalar is in native byte order, a 0-d array keeps the array's."""
-    res = cur[key]
+    res = index_as_numpy_2(cur, key)
     if not isinstance(res, np.ndarray):
         # a scalar comes only from integers (and no '...'), so adding '...' keeps the meaning
         res = cur[(key if isinstance(key, tuple) else (key,)) + (Ellipsis,)]
@@ -584,7 +598,7 @@ def apply_literal_chain(a, brackets):
         if isinstance(cur, (str, bytes)):
             return None
         try:
-            cur = cur[b.key()]
+            cur = index_as_numpy_2(cur, b.key())
         except Exception as e:  # noqa: BLE001
             return False, None, k, e
     return True, cur, None, None

@@ -44,8 +44,13 @@ import numpy as np
 
 import harness
 
-# numpy 1.24 only warns about out-of-bounds list values when the result is empty
 warnings.simplefilter("ignore", DeprecationWarning)
+# Out-of-bounds list values where the result is empty (a slice or an axis of length 0) are an
+# IndexError in numpy 2; numpy 1.x only warns ("Out of bound index found ... In the future the
+# index error will be raised"). tslice follows numpy 2: under numpy 1.x the warning is caught
+# and stands for the IndexError, whose message the harness's model then gives.
+warnings.filterwarnings("error", message="Out of bound index found", category=DeprecationWarning)
+NUMPY_1_OUT_OF_BOUNDS = "numpy 1.x: out of bound index found (an IndexError in numpy 2)"
 
 FIXED_SEED = 12345
 INT64_MIN = -(2**63)
@@ -547,7 +552,9 @@ def simulate_error_advanced(case):
     2. too many indices (every integer, slice and list takes an axis);
     3. integers (bounds) and slices (zero step), left to right;
     4. the index arrays broadcast (integers are 0-d arrays, not named in the message);
-    5. list values against their axes, list by list, C order, unless the result is empty.
+    5. list values against their axes, list by list, C order, unless the index arrays
+       broadcast to nothing (numpy 2 checks them where only a slice or an axis empties the
+       result; numpy 1.x warned there).
     """
     items = case["items"]
     shape = case["shape"]
@@ -600,16 +607,8 @@ def simulate_error_advanced(case):
             named = " ".join(compact_shape(x) for x in [list_shape(a.value) for a in arrays if a.kind == "list"])
             return f"shape mismatch: indexing arrays could not be broadcast together with shapes {named} ", [it]
         b_shape = np.broadcast_shapes(b_shape, sh)
-    # the result's size: the broadcast shape and the basic axes
-    size = int(np.prod(b_shape, dtype=np.int64))
-    for it in items:
-        if it.kind == "slice":
-            size *= len(range(*it.value.indices(shape[axis_of[id(it)]])))
-    named_axes = {axis_of[id(it)] for it in cons}
-    for a in range(ndim):
-        if a not in named_axes:  # taken whole, by '...' or implicitly
-            size *= shape[a]
-    if size:
+    # the index combinations numpy looks up: none where the arrays broadcast to nothing
+    if int(np.prod(b_shape, dtype=np.int64)):
         for it in items:
             if it.kind == "list":
                 ax = axis_of[id(it)]
@@ -632,6 +631,8 @@ def numpy_result(case):
         sel = ids[idx]
     except (IndexError, ValueError, OverflowError, TypeError) as e:
         return False, None, type(e).__name__, str(e)
+    except DeprecationWarning:
+        return False, None, "IndexError", NUMPY_1_OUT_OF_BOUNDS
     sel = np.asarray(sel)
     flat = np.ascontiguousarray(a).reshape(-1)
     expected = flat[sel.reshape(-1)].reshape(sel.shape)
@@ -835,6 +836,8 @@ def run_case(args, case, workdir):
         ok, expected, etype, emsg = numpy_result(case)
         case["numpy_ok"] = ok
         sim_msg, culprits = (simulate_error_advanced if case["advanced"] else simulate_error)(case)
+        if emsg == NUMPY_1_OUT_OF_BOUNDS and sim_msg is not None and " is out of bounds for axis " in sim_msg:
+            emsg = sim_msg
         junk = case["junk"] is not None
         if not junk:
             # the harness's model of numpy must agree with numpy

@@ -106,7 +106,8 @@ GatherPlan plan_gather(const GatherSpec& spec, const std::vector<std::int64_t>& 
 // come first. Throws ExprError at the item's column with numpy's words, in numpy's order:
 // the checks of plan_index, then "shape mismatch: indexing arrays could not be broadcast
 // together with shapes (2,) (3,)", then "index 5 is out of bounds for axis 0 with size 2"
-// (skipped, as numpy 1.24 does, when the result is empty).
+// (also when a slice or an empty axis leaves the result empty, as numpy 2 raises where numpy
+// 1.x only warned; not when the index arrays broadcast to nothing).
 GatherPlan plan_advanced_index(const IndexExpr& expr, const std::vector<std::int64_t>& input_shape);
 
 // The table view of the result. `input` must have the plan's input shape and no table of its

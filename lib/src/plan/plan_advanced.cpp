@@ -15,8 +15,10 @@
 //      "shape mismatch: indexing arrays could not be broadcast together with shapes (2,) (3,)"
 //      (0-d arrays are not listed; numpy's message ends with a space, dropped here);
 //   6. the lists' values against their axes, list by list, each in C order: "index 5 is out
-//      of bounds for axis 0 with size 2" — skipped when the result is empty, where numpy
-//      1.24 only warns (DeprecationWarning: "Out of bound index found").
+//      of bounds for axis 0 with size 2" — also where the result is empty because of a slice
+//      or an empty axis, as numpy 2 raises (numpy 1.x only warned there, DeprecationWarning
+//      "Out of bound index found ... In the future the index error will be raised"); skipped
+//      only where the index arrays broadcast to nothing, so that no index is ever looked up.
 // Steps 1, 2 and 4 are plan_index's own, run on the expression with every list replaced by a
 // full slice (or, for a list with a value beyond 64 bits, by such an integer), a mask over k
 // axes by k full slices and True/False by nothing, so clamping and those errors live in one
@@ -245,7 +247,8 @@ GatherPlan plan_advanced_index(const IndexExpr& expr, const std::vector<std::int
                  " elements)",
              advanced.front().item);
 
-    // Step 6: bounds, unless the result is empty.
+    // Step 6: bounds, unless the index arrays broadcast to nothing.
+    const bool nothing_indexed = std::find(broadcast.begin(), broadcast.end(), 0) != broadcast.end();
     for (auto& array : advanced) {
         if (!array.is_list) continue;
         const std::int64_t dim = input_shape[static_cast<std::size_t>(array.source_axis)];
@@ -254,11 +257,11 @@ GatherPlan plan_advanced_index(const IndexExpr& expr, const std::vector<std::int
                 if (value < 0) value += dim;
                 continue;
             }
-            if (!empty)
+            if (!nothing_indexed)
                 fail("index " + std::to_string(value) + " is out of bounds for axis " + std::to_string(array.source_axis) +
                          " with size " + std::to_string(dim),
                      array.item);
-            value = View::kZeroElement;  // never read: the result is empty
+            value = View::kZeroElement;  // never read: no index combination exists
         }
     }
     for (auto& array : advanced)

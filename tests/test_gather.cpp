@@ -404,12 +404,12 @@ TEST_CASE("advanced: errors in numpy's words and order, at the item") {
         // An empty result still checks the lists' values, as numpy 2 does (numpy 1.24 only warned).
         {"[[9]]", {2, 0}, "index 9 is out of bounds for axis 0 with size 2", 1},
         {"[[0, 1], 1:1, [3]]", {2, 3, 3}, "index 3 is out of bounds for axis 2 with size 3", 14},
-        {"[[True, False]]", {3}, "boolean index did not match indexed array along dimension 0; dimension is 3 but corresponding boolean dimension is 2", 1},
-        {"[:, [True, False]]", {2, 3}, "boolean index did not match indexed array along dimension 1; dimension is 3 but corresponding boolean dimension is 2", 4},
-        {"[[True], ..., 9]", {2, 3, 4}, "boolean index did not match indexed array along dimension 0; dimension is 2 but corresponding boolean dimension is 1", 1},
-        {"[[True], 0:1:0]", {2, 3}, "boolean index did not match indexed array along dimension 0; dimension is 2 but corresponding boolean dimension is 1", 1},
+        {"[[True, False]]", {3}, "boolean index did not match indexed array along axis 0; size of axis is 3 but size of corresponding boolean axis is 2", 1},
+        {"[:, [True, False]]", {2, 3}, "boolean index did not match indexed array along axis 1; size of axis is 3 but size of corresponding boolean axis is 2", 4},
+        {"[[True], ..., 9]", {2, 3, 4}, "boolean index did not match indexed array along axis 0; size of axis is 2 but size of corresponding boolean axis is 1", 1},
+        {"[[True], 0:1:0]", {2, 3}, "boolean index did not match indexed array along axis 0; size of axis is 2 but size of corresponding boolean axis is 1", 1},
         {"[[True, False, True], 0, 0, 0]", {2, 3, 4}, "too many indices for array: array is 3-dimensional, but 4 were indexed", 28},
-        {"[[[True, False]]]", {2, 3}, "boolean index did not match indexed array along dimension 0; dimension is 2 but corresponding boolean dimension is 1", 1},
+        {"[[[True, False]]]", {2, 3}, "boolean index did not match indexed array along axis 0; size of axis is 2 but size of corresponding boolean axis is 1", 1},
         {"[True, [0, 1, 2], [0, 1]]", {3, 3}, "shape mismatch: indexing arrays could not be broadcast together with shapes (1,) (3,) (2,)", 18},
         {"[[99999999999999999999], ..., ...]", {2, 3}, "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean arrays are valid indices; this integer does not fit in 64 bits", 1},
     };

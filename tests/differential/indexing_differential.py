@@ -553,16 +553,28 @@ def normalize(res):
     return np.array(res, order="C", copy=True)
 
 
+NUMPY_1_MASK_WORDS = re.compile(r"boolean index did not match indexed array along dimension (\d+); "
+                                r"dimension is (\d+) but corresponding boolean dimension is (\d+)")
+
+
 def index_as_numpy_2(cur, key):
-    """cur[key] as numpy 2 has it: under numpy 1.x, whose warning stands for numpy 2's
-    IndexError, the error carries the words of numpy 2's message that hold no numbers (the
-    values it names are not known here), which tslice's message must then contain."""
+    """cur[key] as numpy 2 has it, which tslice follows. Under numpy 1.x: its warning about
+    out-of-bounds values where the result is empty stands for numpy 2's IndexError, which then
+    carries the words of numpy 2's message that hold no numbers (the values it names are not
+    known here), for tslice's message to contain; and a mask of the wrong length is said in
+    numpy 2's words."""
     try:
         return cur[key]
     except DeprecationWarning as warning:
         if "Out of bound index found" in str(warning):
             raise IndexError(" is out of bounds for axis") from None
         raise
+    except IndexError as error:
+        words = NUMPY_1_MASK_WORDS.search(str(error))
+        if words is None:
+            raise
+        raise IndexError(f"boolean index did not match indexed array along axis {words[1]}; size of axis is "
+                         f"{words[2]} but size of corresponding boolean axis is {words[3]}") from None
 
 
 def step_array(cur, key):

@@ -6,8 +6,8 @@
 //      result's rank: "number of dimensions must be within [0, 32], indexing result would
 //      have 33" (the broadcast lists count as many axes as the longest list shape has);
 //   3. the masks' shapes against the axes they cover, left to right: "boolean index did not
-//      match indexed array along dimension 1; dimension is 3 but corresponding boolean
-//      dimension is 2";
+//      match indexed array along axis 1; size of axis is 3 but size of corresponding boolean
+//      axis is 2" (numpy 2's words);
 //   4. resolve left to right: an out-of-bounds integer or a zero step fails here, before any
 //      list is looked at: a[[9], 7] on (2, 3) complains about 7;
 //   5. broadcast the index arrays (lists, masks as their nonzero() arrays, the integers as 0-d
@@ -146,9 +146,11 @@ GatherPlan plan_advanced_index(const IndexExpr& expr, const std::vector<std::int
             if (list && list->boolean)
                 for (std::size_t k = 0; k < list->shape.size(); ++k, ++axis)
                     if (list->shape[k] != input_shape[axis])
-                        throw ExprError("boolean index did not match indexed array along dimension " +
-                                            std::to_string(axis) + "; dimension is " + std::to_string(input_shape[axis]) +
-                                            " but corresponding boolean dimension is " + std::to_string(list->shape[k]),
+                        // numpy 2's words (numpy 1.x said "along dimension 0; dimension is 3 but
+                        // corresponding boolean dimension is 2").
+                        throw ExprError("boolean index did not match indexed array along axis " + std::to_string(axis) +
+                                            "; size of axis is " + std::to_string(input_shape[axis]) +
+                                            " but size of corresponding boolean axis is " + std::to_string(list->shape[k]),
                                         expr.text, item.column);
             axis += std::holds_alternative<EllipsisItem>(item.item) ? rank - consumed
                                                                      : (list && list->boolean ? 0 : axes_taken(item.item));

@@ -83,6 +83,20 @@ struct Case {
     std::string expr;
 };
 
+// The pipeline's result over the whole array in memory, its elements their flat indices as
+// the test's source gives them: what a region read must give.
+std::vector<std::int32_t> expected_of(const Pipeline& pipeline, const std::vector<std::int64_t>& shape) {
+    std::vector<std::int32_t> whole(static_cast<std::size_t>(
+        std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>())));
+    std::iota(whole.begin(), whole.end(), 0);
+    const Result direct =
+        apply_pipeline(pipeline, reinterpret_cast<const std::byte*>(whole.data()), View::contiguous(shape, 4));
+    const std::int64_t count = direct.view.element_count();
+    std::vector<std::int32_t> expected(static_cast<std::size_t>(count));
+    copy_view(direct.data, direct.view, reinterpret_cast<std::byte*>(expected.data()), 0, count);
+    return expected;
+}
+
 // The result of `expr` read in bands through a ResultReader (chunks of `chunk_bytes`), checked
 // against the same result of the whole array; false where the result is not read in bands.
 bool check_bands(const Case& c, unsigned threads, std::int64_t limit = kBandsLimitBytes) {
@@ -95,14 +109,8 @@ bool check_bands(const Case& c, unsigned threads, std::int64_t limit = kBandsLim
     const std::optional<BandLayout> layout = band_layout(banded.view, box, 4, c.chunks, threads, limit);
     if (!layout) return false;
 
-    std::vector<std::int32_t> whole(static_cast<std::size_t>(
-        std::accumulate(c.shape.begin(), c.shape.end(), std::int64_t{1}, std::multiplies<>())));
-    std::iota(whole.begin(), whole.end(), 0);
-    const Result direct = apply_pipeline(pipeline, reinterpret_cast<const std::byte*>(whole.data()),
-                                         View::contiguous(c.shape, 4));
-    const std::int64_t count = direct.view.element_count();
-    std::vector<std::int32_t> expected(static_cast<std::size_t>(count));
-    copy_view(direct.data, direct.view, reinterpret_cast<std::byte*>(expected.data()), 0, count);
+    const std::vector<std::int32_t> expected = expected_of(pipeline, c.shape);
+    const auto count = static_cast<std::int64_t>(expected.size());
 
     {
         RegionBands bands(source, array, box, *layout, threads, "in.zarr");
@@ -221,14 +229,9 @@ bool check_rows(const Case& c, std::vector<Box>* reads = nullptr) {
     if (!rows) return false;
     const std::vector<std::byte> kept = read_rows(source, array, box, rows->rows, c.chunks, 2);
 
-    std::vector<std::int32_t> whole(static_cast<std::size_t>(
-        std::accumulate(c.shape.begin(), c.shape.end(), std::int64_t{1}, std::multiplies<>())));
-    std::iota(whole.begin(), whole.end(), 0);
-    const Result direct = apply_pipeline(pipeline, reinterpret_cast<const std::byte*>(whole.data()),
-                                         View::contiguous(c.shape, 4));
-    const std::int64_t count = direct.view.element_count();
-    std::vector<std::int32_t> expected(static_cast<std::size_t>(count)), got(static_cast<std::size_t>(count));
-    copy_view(direct.data, direct.view, reinterpret_cast<std::byte*>(expected.data()), 0, count);
+    const std::vector<std::int32_t> expected = expected_of(pipeline, c.shape);
+    const auto count = static_cast<std::int64_t>(expected.size());
+    std::vector<std::int32_t> got(expected.size());
     copy_view(kept.data(), rows->view, reinterpret_cast<std::byte*>(got.data()), 0, count);
     CHECK(got == expected);
     if (reads) *reads = source.reads();

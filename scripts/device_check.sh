@@ -84,8 +84,8 @@ differential() {  # differential NAME CASES [MODULE...] [-- EXTRA ARGS...]
 run_tests() {
     step "unit tests" "$(tests_left)" "$pack/bin/tslice_unit_tests"
     for cap in avx2 sse4.2; do
-        step "kernel and copy units capped at $cap" "$(tests_left)" \
-            env TSLICE_KERNEL_CAP="$cap" "$pack/bin/tslice_unit_tests" -tc='*kernel*,*copy*'
+        step "kernel, copy, conversion and stats units capped at $cap" "$(tests_left)" \
+            env TSLICE_KERNEL_CAP="$cap" "$pack/bin/tslice_unit_tests" -tc='*kernel*,*copy*,convert*,stats*'
     done
     cd "$root" || exit 1
     differential numpy_differential 600

@@ -7,8 +7,9 @@
 #   scripts/test.sh [CTEST-ARGS...]     e.g. scripts/test.sh -R cli
 #
 # Stages (CTEST-ARGS go to the first two):
-#   1. build/       Release (gcc): every test (ctest); then the kernel and copy units and the
-#                   command-line cases with TSLICE_KERNEL_CAP at avx2 and at sse4.2
+#   1. build/       Release (gcc): every test (ctest); then the kernel, copy, conversion and
+#                   stats units and the command-line cases with TSLICE_KERNEL_CAP at avx2
+#                   and at sse4.2
 #   2. build-asan/  AddressSanitizer + UndefinedBehaviorSanitizer (gcc): every test but
 #                   bench_quick (valgrind is left out by the build itself)
 #   3. build-fuzz/  clang + libFuzzer + the sanitizers: each fuzz target for
@@ -28,13 +29,13 @@ if stage 1; then
     echo "== stage 1: build/ (Release)"
     tslice_build
     ctest --test-dir build --output-on-failure --timeout 1800 "$@" || failed+=("build/ (Release)")
-    # The kernel and copy units and the command-line cases again, as if the CPU ran no kernel
-    # set above each cap: a machine with AVX-512 so shows that they also pass on the CPUs
+    # The kernel, copy, conversion and statistics units and the command-line cases again, as
+    # if the CPU ran no kernel set above each cap: a machine with AVX-512 so shows that they also pass on the CPUs
     # without it (and one without AVX2, that they pass on SSE4.2 alone).
     for cap in avx2 sse4.2; do
-        echo "== stage 1, TSLICE_KERNEL_CAP=$cap: the kernel and copy units, the command-line cases"
-        TSLICE_KERNEL_CAP=$cap build/tests/tslice_unit_tests --test-case='kernels*,copy*' ||
-            failed+=("build/ kernel and copy units capped at $cap")
+        echo "== stage 1, TSLICE_KERNEL_CAP=$cap: the kernel, copy, conversion and stats units, the command-line cases"
+        TSLICE_KERNEL_CAP=$cap build/tests/tslice_unit_tests --test-case='kernels*,copy*,convert*,stats*' ||
+            failed+=("build/ kernel, copy, conversion and stats units capped at $cap")
         TSLICE_KERNEL_CAP=$cap ctest --test-dir build --output-on-failure --timeout 1800 -R '^cli$' ||
             failed+=("build/ command-line cases capped at $cap")
     done

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "library_internals.hpp"
+#include "machine_skips.hpp"
 
 using namespace tslice;
 
@@ -99,10 +100,14 @@ void check_float32(stats_kernels::Float32Kernel kernel, int mix, double scale, f
 
 }  // namespace
 
+constexpr const char* kNotRun = "this CPU does not run it, or TSLICE_KERNEL_CAP leaves it out";
+
 TEST_CASE("stats kernels: float32 blocks agree with the plain loop, in every kernel") {
     std::vector<stats_kernels::Float32Kernel> kernels = {stats_kernels::float32_portable};
     if (const auto avx2 = stats_kernels::float32_avx2()) kernels.push_back(avx2);
+    else machine_skips::skip("the AVX2 float32 stats kernel", kNotRun);
     if (const auto avx512 = stats_kernels::float32_avx512()) kernels.push_back(avx512);
+    else machine_skips::skip("the AVX-512 float32 stats kernel", kNotRun);
     for (const auto kernel : kernels) {
         for (const int mix : {0, 1}) {
             check_float32(kernel, mix, 1, 0);
@@ -136,7 +141,7 @@ TEST_CASE("stats kernels: float64 blocks agree with the plain loop") {
 TEST_CASE("stats kernels: the AVX2 and AVX-512 float32 kernels give the same bits, infinities or not") {
     const auto avx2 = stats_kernels::float32_avx2();
     const auto avx512 = stats_kernels::float32_avx512();
-    if (!avx2 || !avx512) return;  // (this CPU runs at most one of them)
+    if (!avx2 || !avx512) return machine_skips::skip("AVX2 against AVX-512 float32 stats", kNotRun);
     for (const int mix : {0, 1}) {
         const std::vector<float> values = mixed_values<float>(mix, 1);
         for (std::size_t n = 0; n <= 2048; n += n < 80 ? 1 : 61) {

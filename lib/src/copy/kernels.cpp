@@ -14,6 +14,10 @@
 // saves the wider registers (xsimd 8.1's own cpuid reads AVX from the wrong leaf and checks
 // neither). A set's accessor is called only after its check: its file is compiled for its
 // instruction set.
+//
+// This file is the one place that asks the CPU: the conversion and statistics kernels ask it
+// too, through active_set_reaches and cpu_has, so that TSLICE_KERNEL and TSLICE_KERNEL_CAP
+// rule them as they rule the copy.
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -25,9 +29,23 @@
 #include "tslice/copy.hpp"
 #include "tslice/error.hpp"
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
+
 namespace tslice {
 namespace kernels {
 namespace {
+
+// Every set a build can have, from worst to best: the order of TSLICE_KERNEL_CAP and of
+// active_set_reaches.
+constexpr std::string_view kOrder[] = {"scalar", "sse4.2", "avx2", "avx512", "avx512vbmi"};
+
+int set_rank(std::string_view name) {
+    for (std::size_t i = 0; i < std::size(kOrder); ++i)
+        if (kOrder[i] == name) return static_cast<int>(i);
+    return -1;
+}
 
 // The sets this build has and this CPU runs, from worst to best (scalar always first).
 struct Supported {
@@ -35,6 +53,7 @@ struct Supported {
     int count = 0;
     std::string capped_at;    // TSLICE_KERNEL_CAP when it names a set, else empty
     std::string cap_warning;  // why TSLICE_KERNEL_CAP was not followed
+    bool fma = false, f16c = false;  // the extensions of kernels.hpp's Extension, before the cap
 
     Supported() {
         sets[count++] = &scalar_set();
@@ -50,6 +69,11 @@ struct Supported {
         const bool avx512vbmi = avx512 && __builtin_cpu_supports("avx512vbmi");
         if (avx512 && avx512_set()) sets[count++] = avx512_set();
         if (avx512vbmi && avx512vbmi_set()) sets[count++] = avx512vbmi_set();
+        fma = __builtin_cpu_supports("fma");
+        // (clang 14's __builtin_cpu_supports does not know "f16c": cpuid leaf 1 says, ECX bit
+        // 29; "avx" says that the operating system saves the registers it uses.)
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        f16c = __builtin_cpu_supports("avx") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
 #endif
         apply_cap(std::getenv("TSLICE_KERNEL_CAP"));
     }
@@ -57,13 +81,7 @@ struct Supported {
     // Drops the sets above `cap`, in the order of all sets a build can have.
     void apply_cap(const char* cap) {
         if (cap == nullptr || *cap == '\0') return;
-        static constexpr std::string_view order[] = {"scalar", "sse4.2", "avx2", "avx512", "avx512vbmi"};
-        const auto rank = [](std::string_view name) {
-            for (std::size_t i = 0; i < std::size(order); ++i)
-                if (order[i] == name) return static_cast<int>(i);
-            return -1;
-        };
-        const int cap_rank = rank(cap);
+        const int cap_rank = set_rank(cap);
         if (cap_rank < 0) {
             cap_warning = "TSLICE_KERNEL_CAP=" + std::string(cap) +
                           " is not a kernel set (scalar, sse4.2, avx2, avx512, avx512vbmi); nothing is capped";
@@ -71,9 +89,11 @@ struct Supported {
         }
         int kept = 0;
         for (int i = 0; i < count; ++i)
-            if (rank(sets[i]->name) <= cap_rank) sets[kept++] = sets[i];
+            if (set_rank(sets[i]->name) <= cap_rank) sets[kept++] = sets[i];
         count = kept;
         capped_at = cap;
+        // FMA and F16C came with AVX2 (Haswell, Zen): a CPU capped below it is taken to lack them.
+        if (cap_rank < set_rank("avx2")) fma = f16c = false;
     }
 
     const KernelSet* find(std::string_view name) const {
@@ -131,6 +151,18 @@ const KernelSet& active_set() {
 namespace {
 std::atomic<SteppedChoice> stepped_choice_setting{SteppedChoice::Chosen};
 }  // namespace
+
+bool active_set_reaches(std::string_view name) { return set_rank(active_set().name) >= set_rank(name); }
+
+bool cpu_runs(std::string_view name) { return supported().find(name) != nullptr; }
+
+bool cpu_has(Extension extension) {
+    switch (extension) {
+        case Extension::Fma: return supported().fma;
+        case Extension::F16c: return supported().f16c;
+    }
+    return false;
+}
 
 SteppedChoice stepped_choice() { return stepped_choice_setting.load(std::memory_order_relaxed); }
 void set_stepped_choice(SteppedChoice choice) { stepped_choice_setting.store(choice); }

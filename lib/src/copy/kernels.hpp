@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace tslice::kernels {
 
@@ -92,6 +93,19 @@ const KernelSet* avx512vbmi_set();
 // The set copy_view uses: chosen once from cpuid and TSLICE_KERNEL, or forced by
 // force_kernel_set (copy.hpp).
 const KernelSet& active_set();
+
+// For the kernels outside the copy (conversions, statistics), which kernels.cpp also chooses
+// for: whether the set in use is `name` or one above it (scalar, sse4.2, avx2, avx512,
+// avx512vbmi), so that TSLICE_KERNEL=scalar or a cap gives them their portable loops too; and
+// whether the CPU has an extension those kernels need beside a set's own flags (none below a
+// TSLICE_KERNEL_CAP of avx2). A kernel compiled for more than the build's baseline runs only
+// after both say yes.
+bool active_set_reaches(std::string_view name);
+// Whether the CPU runs the set `name` (under TSLICE_KERNEL_CAP), whichever set is in use: for
+// the accessors of such kernels, which the tests call directly.
+bool cpu_runs(std::string_view name);
+enum class Extension { Fma, F16c };
+bool cpu_has(Extension extension);
 
 // Whether rows the stepped kernel can take get it: as the set's stepped_most_bytes says (the
 // default), or always, or never (the plain loop). For tests and benchmarks: the bench's table

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "copy/kernels.hpp"
 #include "values/convert_kernels.hpp"
 #include "values/narrow_floats.hpp"
 
@@ -180,15 +181,7 @@ TSLICE_AVX2 void f8_to_f2(const std::byte* src, std::byte* dst, std::size_t coun
     for (; i < count; ++i) std::memcpy(dst + 2 * i, table + 2 * std::to_integer<std::size_t>(src[i]), 2);
 }
 
-bool use_avx2() {
-    static const bool use = [] {
-        const char* forced = std::getenv("TSLICE_KERNEL");
-        if (forced && std::string_view(forced) == "scalar") return false;
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") != 0;
-    }();
-    return use;
-}
+bool use_avx2() { return active_set_reaches("avx2"); }
 #endif
 
 }  // namespace

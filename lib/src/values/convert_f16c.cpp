@@ -1,6 +1,5 @@
 // float32 <-> float16 with the F16C instructions, eight at a time; the rest through the same
 // instructions one at a time, so every element rounds alike.
-#include <cpuid.h>
 #include <immintrin.h>
 
 #include <cstdint>
@@ -9,8 +8,8 @@
 #include <string_view>
 #include <utility>
 
+#include "copy/kernels.hpp"
 #include "values/convert_kernels.hpp"
-#include "tslice/copy.hpp"
 
 namespace tslice::kernels {
 namespace {
@@ -57,20 +56,8 @@ namespace {
     }
 }
 
-bool use_f16c() {
-    static const bool use = [] {
-        const char* forced = std::getenv("TSLICE_KERNEL");
-        if (forced && std::string_view(forced) == "scalar") return false;
-        // F16C is VEX-encoded, an AVX-era extension: a cap below AVX2 (TSLICE_KERNEL_CAP) rules it out.
-        const std::string cap = kernel_set_cap();
-        if (cap == "scalar" || cap == "sse4.2") return false;
-        __builtin_cpu_init();
-        // (clang 14's __builtin_cpu_supports does not know "f16c": cpuid leaf 1 says, ECX bit 29.)
-        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-        return __builtin_cpu_supports("avx") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
-    }();
-    return use;
-}
+// F16C is VEX-encoded, an AVX-era extension: the set in use must be avx2 or above.
+bool use_f16c() { return active_set_reaches("avx2") && cpu_has(Extension::F16c); }
 #else
 bool use_f16c() { return false; }
 void f4_to_f2(const std::byte*, std::byte*, std::size_t, const void*) {}

@@ -10,11 +10,12 @@ namespace tslice::kernels {
 using ConvertKernel = void (*)(const std::byte* src, std::byte* dst, std::size_t count, const void* context);
 
 // float32 <-> float16 with F16C (round to nearest even, as numpy); nullptr where the CPU has
-// no F16C, or TSLICE_KERNEL=scalar asks for plain loops.
+// no F16C, or the kernel set in use is below avx2 (TSLICE_KERNEL, TSLICE_KERNEL_CAP:
+// copy/kernels.hpp).
 ConvertKernel f16c_f4_to_f2();
 ConvertKernel f16c_f2_to_f4();
 
-// The AVX2 kernels (convert_avx2.cpp); nullptr where the CPU has no AVX2, or TSLICE_KERNEL=scalar.
+// The AVX2 kernels (convert_avx2.cpp); nullptr where the kernel set in use is below avx2.
 // E4M3ToF2 and E5M2ToF2 take the table of the 256 codes' float16 bits as their context.
 enum class AvxPair { F4ToBF16, F4ToE4M3, F4ToE5M2, F8ToF4, E4M3ToF2, E5M2ToF2 };
 ConvertKernel avx2_kernel(AvxPair pair);

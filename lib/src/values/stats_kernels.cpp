@@ -50,10 +50,9 @@ Float32Block float32_portable(const float* p, std::size_t n, float shift) {
 }
 
 Float32Kernel float32_kernel() {
-    const std::string_view set = kernels::active_set().name;
-    if (set == "avx512" || set == "avx512vbmi")
+    if (kernels::active_set_reaches("avx512"))
         if (const Float32Kernel avx512 = float32_avx512()) return avx512;
-    if (set != "scalar" && set != "sse4.2")
+    if (kernels::active_set_reaches("avx2"))
         if (const Float32Kernel avx2 = float32_avx2()) return avx2;
     return float32_portable;
 }

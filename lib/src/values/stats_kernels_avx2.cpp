@@ -5,6 +5,7 @@
 // reach the extremes. The finite values are counted in lanes (-1 per true mask); infinities,
 // rare, after the loop where the extremes show any (stats_lanes.hpp). The loop is bound by
 // its operations, not by memory: the fused multiply-add of the squares is one fewer.
+#include "copy/kernels.hpp"
 #include "values/stats_kernels.hpp"
 #include "values/stats_lanes.hpp"
 
@@ -54,17 +55,12 @@ TSLICE_AVX2 Float32Block float32_avx2_kernel(const float* p, std::size_t n, floa
     return finish_float32(lanes, p, i, n, shift);
 }
 
-bool cpu_has_avx2() {
-    static const bool has = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }();
-    return has;
-}
 
 }  // namespace
 
-Float32Kernel float32_avx2() { return cpu_has_avx2() ? float32_avx2_kernel : nullptr; }
+Float32Kernel float32_avx2() {
+    return kernels::cpu_runs("avx2") && kernels::cpu_has(kernels::Extension::Fma) ? float32_avx2_kernel : nullptr;
+}
 #else
 Float32Kernel float32_avx2() { return nullptr; }
 #endif

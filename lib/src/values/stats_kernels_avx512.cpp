@@ -4,6 +4,7 @@
 // subtraction itself, with no blend. Infinities take part too, so a block that holds any (its
 // extremes show it) is reduced again by the AVX2 kernel, which masks them: rare in data, they
 // cost that block a second pass, and the result is the AVX2 kernel's, bit for bit.
+#include "copy/kernels.hpp"
 #include "values/stats_kernels.hpp"
 #include "values/stats_lanes.hpp"
 
@@ -51,19 +52,13 @@ TSLICE_AVX512 Float32Block float32_avx512_kernel(const float* p, std::size_t n, 
     return finish_float32(lanes, p, i, n, shift);
 }
 
-bool cpu_has_avx512() {
-    static const bool has = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("fma") && float32_avx2() != nullptr;
-    }();
-    return has;
-}
 
 }  // namespace
 
-Float32Kernel float32_avx512() { return cpu_has_avx512() ? float32_avx512_kernel : nullptr; }
+// (A CPU that runs the avx512 set runs the avx2 set too, which the kernel falls back on.)
+Float32Kernel float32_avx512() {
+    return kernels::cpu_runs("avx512") && kernels::cpu_has(kernels::Extension::Fma) ? float32_avx512_kernel : nullptr;
+}
 #else
 Float32Kernel float32_avx512() { return nullptr; }
 #endif

@@ -3,8 +3,9 @@
 (blosc with each inner codec and shuffle, zlib, gzip, zstd, none), C and F chunk order, both
 dimension separators, fill values (NaN too) for missing chunks, arrays inside groups, and
 random index expressions; results written as Zarr (random chunks and compressors, over an
-existing store) and read back by zarr-python and Dask without warnings. The oracle is zarr-python reading the whole array, then numpy
-indexing it (zarr-python refuses negative steps); tslice writes a .npy, or prints with --shape.
+existing store, or as an array of a group, found by its .zgroup without --format) and read back
+by zarr-python and Dask, and a group's by xarray, without warnings. The oracle is zarr-python
+reading the whole array, then numpy indexing it (zarr-python refuses negative steps); tslice writes a .npy, or prints with --shape.
 Corrupt stores check that tslice exits 1 with a message, never crashes."""
 
 import os
@@ -21,6 +22,9 @@ with warnings.catch_warnings():
     # Dask's imports warn of deprecated importlib calls in some Debian releases: not ours.
     warnings.simplefilter("ignore")
     import dask.array  # noqa: F401
+    import xarray
+    # xarray finds its backends on first use, importing packages (numba) that warn the same way.
+    xarray.backends.list_engines()
 import zarr
 
 import harness
@@ -165,6 +169,12 @@ def check_zarr_output(tslice, case, args, expected, directory):
     warning from either."""
     r = random.Random(case["data_seed"] + 1)
     out = os.path.join(directory, "out.zarr")
+    in_group = r.random() < 0.3
+    if in_group:
+        group = os.path.join(directory, "group.zarr")
+        os.makedirs(group, exist_ok=True)
+        open(os.path.join(group, ".zgroup"), "w").write('{"zarr_format": 2}')
+        out = os.path.join(group, "values")
     extra = ["--compressor", r.choice(["zstd", "blosc", "zlib", "none"])]
     if expected.ndim and r.random() < 0.7:
         extra += ["--chunks", ",".join(str(r.randrange(1, max(2, d + 2))) for d in expected.shape)]
@@ -180,7 +190,7 @@ def check_zarr_output(tslice, case, args, expected, directory):
     run = subprocess.run(args[:-1] + [out] + extra, capture_output=True, text=True, timeout=60)
     if run.returncode != 0:
         return f"zarr output {extra}: exit {run.returncode}: {run.stderr.strip()}"
-    if any(name.startswith(".out.zarr") for name in os.listdir(directory)):
+    if any(name.startswith(".out.zarr") or name.startswith(".values") for name in os.listdir(os.path.dirname(out))):
         return "a temporary store was left beside the output"
     # The warnings filter is the process's: one check at a time records them.
     with WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
@@ -188,9 +198,20 @@ def check_zarr_output(tslice, case, args, expected, directory):
         z = zarr.open_array(out, mode="r")
         back = z[...]
         lazy = dask.array.from_zarr(out).compute()
+        # xarray opens groups; numbers and booleans are what its variables hold as they are.
+        dataset = None
+        if in_group and expected.dtype.kind in "biufc":
+            dataset = xarray.open_zarr(os.path.dirname(out), consolidated=False)["values"].values
     caught = [w for w in caught if not issubclass(w.category, ResourceWarning)]
     if caught:
         return f"reading the zarr output warns: {caught[0].message}"
+    if dataset is not None:
+        dataset = np.asarray(dataset)
+        same = dataset.shape == expected.shape and dataset.dtype.newbyteorder("=") == expected.dtype.newbyteorder("=") \
+            and np.array_equal(dataset, expected, equal_nan=expected.dtype.kind in "fc")
+        if not same:
+            return f"zarr output {extra} in a group, read by xarray: {dataset.dtype} {dataset.shape} differs " \
+                   f"from {expected.dtype} {expected.shape}"
     for name, value in (("zarr-python", back), ("dask", lazy)):
         # A 0-d result computes to a numpy scalar, in native byte order.
         value = np.asarray(value).astype(expected.dtype) if np.ndim(value) == 0 else np.asarray(value)

@@ -14,8 +14,9 @@ namespace tslice {
 enum class OutputFormat { Npy, Npz, Safetensors, Json, Csv, Zarr };
 
 // `format` ("npy", "npz", "safetensors", "json", "csv", "zarr") when given, else the extension
-// of `path` (.npz, .safetensors, .json, .csv, .zarr); anything else, standard output included,
-// is a .npy.
+// of `path` (.npz, .safetensors, .json, .csv, .zarr), else Zarr where `path` is in a Zarr
+// group's directory (it holds .zgroup: the result becomes an array of the group); anything
+// else, standard output included, is a .npy.
 OutputFormat output_format_for(const std::string& path, const std::optional<std::string>& format);
 
 // The bytes around an array of `type` and `shape` in `format`; `name` is its name inside a

@@ -2,12 +2,27 @@
 // and the type a result is written as.
 #include "tslice/output_format.hpp"
 
+#include <sys/stat.h>
+
 #include "tslice/convert.hpp"
 #include "tslice/error.hpp"
 #include "tslice/npy.hpp"
 #include "base/python_text.hpp"
 
 namespace tslice {
+
+namespace {
+
+// Whether `path` names an entry of a Zarr group: the directory it is in holds a .zgroup.
+bool inside_zarr_group(std::string path) {
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    const auto slash = path.rfind('/');
+    const std::string directory = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+    struct stat info {};
+    return ::stat((directory + "/.zgroup").c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
+}  // namespace
 
 OutputFormat output_format_for(const std::string& path, const std::optional<std::string>& given) {
     const std::string format = given.value_or("");
@@ -19,6 +34,8 @@ OutputFormat output_format_for(const std::string& path, const std::optional<std:
     if (format == "npz" || (format.empty() && ends_with(".npz"))) return OutputFormat::Npz;
     if (format == "safetensors" || (format.empty() && ends_with(".safetensors"))) return OutputFormat::Safetensors;
     if (format == "zarr" || (format.empty() && (ends_with(".zarr") || ends_with(".zarr/")))) return OutputFormat::Zarr;
+    // An array written into a Zarr group (-o climate.zarr/temperature) is a Zarr array of it.
+    if (format.empty() && path != "-" && inside_zarr_group(path)) return OutputFormat::Zarr;
     return OutputFormat::Npy;
 }
 

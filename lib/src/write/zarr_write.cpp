@@ -247,12 +247,9 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
     zarray["compressor"] = meta.compressor.to_json();
     zarray["dimension_separator"] = ".";
     zarray["dtype"] = zarr_dtype(type.dtype);
-    // Every chunk is written, so the fill value is never read; 0 where the dtype has numbers,
-    // as zarr-python's zeros() writes.
-    const char kind = type.dtype.structured ? 'V' : type.dtype.kind;
-    if (kind == 'b') zarray["fill_value"] = false;
-    else if (kind == 'i' || kind == 'u' || kind == 'f') zarray["fill_value"] = 0;
-    else zarray["fill_value"] = nullptr;
+    // Every chunk is written, so no fill value is ever read: none is given. (xarray takes a
+    // fill value for its _FillValue, and would read every 0 of a store that said 0 as NaN.)
+    zarray["fill_value"] = nullptr;
     zarray["filters"] = nullptr;
     zarray["order"] = "C";
     zarray["shape"] = meta.shape;

@@ -137,8 +137,8 @@ inline void print_machine_choices() {
                 static_cast<long long>(set.stepped_most[3]));
     const double mib = static_cast<double>(stream_threshold()) / (1 << 20);
     std::printf("streaming: a call writing %.1f MiB or more streams its stores (%s), if its rows are 1 KiB "
-                "or more and step by at most two elements\n",
-                mib, settings.stream_why.c_str());
+                "or more, %s\n",
+                mib, settings.stream_why.c_str(), settings.streamed_step_why.c_str());
     std::printf("contiguous runs of a streamed copy go to memcpy: %s\n", settings.memcpy_why.c_str());
     const std::optional<std::size_t> glibc = glibc_non_temporal_threshold(read_glibc_facts());
     if (glibc) {

@@ -168,3 +168,12 @@ TEST_CASE("copy_machine: streaming forced either way never hands a run to memcpy
     tslice::set_memcpy_run_bytes(tslice::kMachineMemcpyRunBytes);
     CHECK(tslice::memcpy_run_bytes() == tslice::stream_settings().memcpy_bytes);
 }
+
+TEST_CASE("copy_machine: rows of every other element stream their stores, but on Intel") {
+    MachineFacts facts;
+    facts.llc_bytes = 32 * kMiB;
+    CHECK(choose_stream_settings(facts).streamed_step_items == 2);
+    facts.streamed_stores_share_fill_buffers = true;  // Intel
+    CHECK(choose_stream_settings(facts).streamed_step_items == 1);
+    CHECK(choose_stream_settings(facts).streamed_step_why.find("Intel") != std::string::npos);
+}

@@ -478,10 +478,10 @@ TEST_CASE("kernels: which copies stream by choice, and forcing it either way") {
     const std::int64_t big = std::int64_t{1} << 40;  // elements: past any threshold
     const auto streams = [&](const View& view) { return copy_streams(plan_copy(view), big); };
     const bool can = bool(kernels::active_set().stream_copy);
-    // Rows of 1 KiB and more, stepping by at most two elements.
+    // Rows of 1 KiB and more, dense or (but on Intel: copy_machine.cpp) stepping by two elements.
     CHECK(streams(sliced(4, {64, 1024, 1024}, "[1:-1]")) == can);
     CHECK(streams(sliced(4, {64, 1024, 1024}, "[:, :, ::-1]")) == can);
-    CHECK(streams(sliced(4, {64, 1024, 1024}, "[:, :, ::2]")) == can);
+    CHECK(streams(sliced(4, {64, 1024, 1024}, "[:, :, ::2]")) == (can && stream_settings().streamed_step_items >= 2));
     CHECK(streams(sliced(4, {64, 1024, 1024}, "[:, :, 100:900]")) == can);
     // Short rows, or sparse ones, are bound by their reads: not streamed.
     CHECK_FALSE(streams(sliced(4, {64, 1024, 1024}, "[:, :, 0:64]")));

@@ -54,6 +54,9 @@ struct MachineFacts {
     // An AMD CPU of family 0x19 or later with AVX-512 (Zen 4 and later): tslice's own
     // streaming loop measured faster than glibc's (see copy_machine.cpp).
     bool own_stream_loop_faster = false;
+    // An Intel CPU: its streamed (non-temporal) stores wait in the line fill buffers that the
+    // loads' misses use too.
+    bool streamed_stores_share_fill_buffers = false;
 };
 
 MachineFacts read_machine_facts();
@@ -65,6 +68,9 @@ struct StreamSettings {
     // (which streams it itself, in its own loop); SIZE_MAX: never.
     std::size_t memcpy_bytes = ~std::size_t{0};
     std::string memcpy_why;
+    // Rows that step over at most this many elements may stream (1: dense rows only).
+    int streamed_step_items = 2;
+    std::string streamed_step_why;
 };
 
 StreamSettings choose_stream_settings(const MachineFacts& facts);

@@ -158,12 +158,14 @@ bool copy_streams(const CopyPlan& plan, std::int64_t count) {
     // 1 GiB float32, results of 16 to 128 MiB: rows of 64 to 512 bytes 1.2 to 2x slower
     // streamed; rows of 1 KiB and more 1.3 to 1.4x faster).
     // Likewise rows that step over more than one element at a time: they read far more lines
-    // than they write (every third float32: 1.36x slower streamed; every other: 1.2x faster).
+    // than they write (every third float32: 1.36x slower streamed; every other: 1.2x faster,
+    // except on Intel: copy_machine.cpp).
     const auto row_bytes = static_cast<std::size_t>(plan.row_length) * plan.layout.itemsize;
     const auto step = static_cast<std::size_t>(std::abs(plan.inner_stride));
     const bool can_stream = plan.set->stream_copy != nullptr && plan.layout.itemsize <= kStageBytes / 8;
     if (choice != StreamChoice::Chosen) return can_stream && choice == StreamChoice::Always;
-    return can_stream && row_bytes >= kStreamRowBytes && step <= 2 * plan.layout.itemsize &&
+    const auto step_items = static_cast<std::size_t>(machine_settings().streamed_step_items);
+    return can_stream && row_bytes >= kStreamRowBytes && step <= step_items * plan.layout.itemsize &&
            static_cast<std::size_t>(count) * plan.layout.itemsize >= stream_threshold();
 }
 

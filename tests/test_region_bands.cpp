@@ -259,3 +259,28 @@ TEST_CASE("region rows: a gather of rows reads those rows only, each chunk row o
     CHECK_FALSE(check_rows({{40, 9}, {4, 3}, "[[3, 4, 5]]"}));
     CHECK_FALSE(check_rows({{40, 9}, {4, 3}, "[3:30:3, [1, 2]]"}));
 }
+
+TEST_CASE("region bands: a band holds chunks for more workers on more threads, within 64 MiB and two chunks per thread") {
+    // The Zarr bench's read: chunks (4, 512, 512) of float32, a box two chunks wide.
+    const std::vector<std::int64_t> shape{128, 512, 1024}, chunks{4, 512, 512};
+    const ArrayInFile array = int32_array(shape);
+    const Pipeline pipeline = plan_pipeline(shape, {}, parse_index_expr("[:]"));
+    const Box box = reached_box(pipeline, 4);
+    const Result banded = apply_pipeline(pipeline, nullptr, ArrayData::region_view(array, box));
+    const auto rows_for = [&](unsigned threads) {
+        const std::int64_t limit = bands_limit_bytes(chunks, 4, threads);
+        const std::optional<BandLayout> layout = band_layout(banded.view, box, 4, chunks, threads, limit);
+        REQUIRE(layout);
+        const std::int64_t band_bytes = layout->band_rows * layout->row_bytes, chunk = std::int64_t{4} << 20;
+        const std::int64_t workers = std::min<std::int64_t>(threads, band_bytes / chunk);
+        // The bands and the workers' chunks, within 64 MiB (16 of them the program's) and two chunks a thread.
+        CHECK(3 * band_bytes + 2 * chunk * workers <= (std::int64_t{48} << 20) + 2 * chunk * threads);
+        return layout->band_rows;
+    };
+    CHECK(rows_for(1) == 4);   // a chunk row: two chunks
+    CHECK(rows_for(2) == 4);
+    CHECK(rows_for(4) == 8);   // four chunks, in bands of 16 MiB: 64 MiB hold three
+    CHECK(rows_for(8) == 8);   // six would hold 72 MiB and 48 MiB more for their workers
+    CHECK(rows_for(16) == 16);  // eight: bands of 32 MiB
+    CHECK(bands_limit_bytes({}, 4, 16) == kBandsLimitBytes);  // unchunked: rows of any count
+}

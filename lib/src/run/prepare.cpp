@@ -49,8 +49,10 @@ std::optional<ViewedArray> Prepared::view_in_parts(const PlannedArray& planned, 
         return ViewedArray{std::move(data), std::move(gathered)};
     }
     if (gathers > 0 || !options.bands) return std::nullopt;
-    const std::optional<BandLayout> layout = band_layout(result.view, box, array.type.itemsize(),
-                                                         input_.region()->chunk_shape(array), threads, kBandsLimitBytes);
+    const std::vector<std::int64_t> chunks = input_.region()->chunk_shape(array);
+    const std::optional<BandLayout> layout =
+        band_layout(result.view, box, array.type.itemsize(), chunks, threads,
+                    bands_limit_bytes(chunks, array.type.itemsize(), threads));
     if (!layout) return std::nullopt;
     auto bands = std::make_shared<RegionBands>(input_.region(), array, box, *layout, threads, path_);
     ArrayData data = ArrayData::open_in_bands(std::move(bands), array, box, array_what(array));

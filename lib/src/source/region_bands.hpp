@@ -25,8 +25,10 @@
 namespace tslice {
 
 // What the bands may hold at most (three are held: the one copied, the one the sink may
-// still write from, the one read ahead).
+// still write from, the one read ahead): 64 MiB, or more where the source is chunked and many
+// threads read it, so that a band holds a chunk for more workers (bands_limit_bytes).
 constexpr std::int64_t kBandsLimitBytes = std::int64_t{64} << 20;
+std::int64_t bands_limit_bytes(const std::vector<std::int64_t>& chunks, std::size_t itemsize, unsigned threads);
 
 // How a result's elements fall into bands of the box's first axis.
 struct BandLayout {

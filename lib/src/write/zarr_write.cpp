@@ -274,9 +274,17 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
     const std::int64_t total_bytes = view.element_count() * item;
     std::mutex progress_lock;
     std::int64_t written = 0;
-    // A row of the chunk grid: the chunks that share the first axis's index.
+    // A row of the chunk grid: the chunks that share the first axis's index. The workers take
+    // the chunks of as many rows at a time as give each of them one: a row of four chunks at a
+    // time kept a 16-core Xeon's store at the speed of four threads (929 ms on 16, 892 on 4,
+    // 3071 on 1).
     const std::int64_t per_row = rank == 0 ? 1 : total / std::max<std::int64_t>(grid[0], 1);
-    WorkerPool pool(static_cast<unsigned>(std::clamp<std::int64_t>(per_row, 1, std::max(1u, write.threads))));
+    const auto threads = static_cast<std::int64_t>(std::max(1u, write.threads));
+    const std::int64_t rows_at_once =
+        rank == 0 || per_row == 0
+            ? 1
+            : std::clamp<std::int64_t>((threads + per_row - 1) / per_row, 1, std::max<std::int64_t>(grid[0], 1));
+    WorkerPool pool(static_cast<unsigned>(std::clamp<std::int64_t>(per_row * rows_at_once, 1, threads)));
     const std::int64_t inner = rank == 0 ? 1 : view.element_count() / std::max<std::int64_t>(meta.shape[0], 1);
     // Each part's buffers, made once for the whole store: made per chunk, their allocation
     // and page faults cost more system time than the compression's user time.
@@ -284,19 +292,20 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
         std::vector<std::byte> chunk, dense, stored, unconverted;
     };
     std::vector<Buffers> buffers(pool.size());
-    // A region read in bands holds no bytes to copy from: each row of the chunk grid is read
-    // through the read stage into a slab of its own, which the chunks are cut from.
+    // A region read in bands holds no bytes to copy from: the rows of the chunk grid the
+    // workers take at once are read through the read stage into a slab, which the chunks are
+    // cut from.
     std::optional<ResultReader> banded;
     std::vector<std::byte> slab;
     if (pages.bands() && total > 0) banded.emplace(data, view, pages, ReadOptions{std::max(1u, write.threads)});
-    for (std::int64_t row_first = 0; row_first < total; row_first += per_row) {
-        const std::int64_t row_end = row_first + per_row;
+    for (std::int64_t row_first = 0; row_first < total; row_first += per_row * rows_at_once) {
+        const std::int64_t row_end = std::min(total, row_first + per_row * rows_at_once);
         const std::byte* row_data = data;
         View row_view = view;
         if (banded) {
             // A 0-d result is one row of one element.
             const std::int64_t first_row = rank == 0 ? 0 : row_first / per_row * meta.chunks[0];
-            const std::int64_t end_row = rank == 0 ? 1 : std::min(meta.shape[0], first_row + meta.chunks[0]);
+            const std::int64_t end_row = rank == 0 ? 1 : std::min(meta.shape[0], row_end / per_row * meta.chunks[0]);
             const std::int64_t units = banded->elements() / view.element_count();  // parts of an element
             slab.resize(static_cast<std::size_t>((end_row - first_row) * inner) * view.itemsize);
             banded->read(slab.data(), first_row * inner * units, (end_row - first_row) * inner * units);
@@ -369,7 +378,7 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
         });
         if (pages.mapped() && !view.has_table() && rank > 0) {
             const std::int64_t first_row = row_first / per_row * meta.chunks[0];
-            const std::int64_t end_row = std::min(meta.shape[0], first_row + meta.chunks[0]);
+            const std::int64_t end_row = std::min(meta.shape[0], row_end / per_row * meta.chunks[0]);
             const View::Span span = view.span_of(first_row * inner, end_row * inner);
             if (span.begin < span.end) pages.release(span.begin, span.end);
         }

@@ -148,8 +148,8 @@ inline void print_machine_choices() {
     } else {
         std::printf("glibc's memcpy streams from: not known to tslice (not glibc 2.26 or later on Intel or AMD)\n");
     }
-    std::printf("prefetch: %lld lines ahead (rows holding that many, twice as many for gathered rows)\n",
-                static_cast<long long>(prefetch_lines()));
+    std::printf("prefetch: %lld lines ahead (rows holding that many, twice as many for gathered rows)%s\n",
+                static_cast<long long>(prefetch_lines()), settings.prefetch_why.c_str());
 }
 
 inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {

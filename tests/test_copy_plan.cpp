@@ -50,6 +50,11 @@ TEST_CASE("copy: the prefetch distance is a setting in lines, and none is no pre
     sparse.shape = {100, 16};
     sparse.byte_strides = {8192, 256};
     CHECK(plan_copy(sparse).prefetch_ahead == (prefetches ? 4 : 0));
+    // 400 bytes apart: where the hardware follows such rows (AMD), not prefetched at all.
+    View further = sparse;
+    further.shape = {100, 11};
+    further.byte_strides = {8192, 400};
+    CHECK(plan_copy(further).prefetch_ahead == (prefetches && stream_settings().prefetch_strided_bands ? 5 : 0));
     CHECK(plan_copy(sparse).lines_ahead == 0);
 
     // Short rows go in bands; dense ones of more than two lines (128 bytes) are left to the

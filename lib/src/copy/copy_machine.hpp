@@ -57,6 +57,8 @@ struct MachineFacts {
     // An Intel CPU: its streamed (non-temporal) stores wait in the line fill buffers that the
     // loads' misses use too.
     bool streamed_stores_share_fill_buffers = false;
+    // An AMD CPU: its hardware prefetchers follow short rows of elements a line apart.
+    bool hardware_follows_strided_rows = false;
 };
 
 MachineFacts read_machine_facts();
@@ -71,6 +73,10 @@ struct StreamSettings {
     // Rows that step over at most this many elements may stream (1: dense rows only).
     int streamed_step_items = 2;
     std::string streamed_step_why;
+    // Whether short rows of elements more than 256 bytes (but under 1 KiB) apart, copied in
+    // bands, are prefetched in software.
+    bool prefetch_strided_bands = true;
+    std::string prefetch_why;
 };
 
 StreamSettings choose_stream_settings(const MachineFacts& facts);

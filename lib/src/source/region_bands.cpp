@@ -74,8 +74,8 @@ std::optional<BandLayout> band_layout(const View& result, const Box& box, std::s
     }
 
     // Whole chunk rows per band: a chunk per thread where three bands fit the limit. (Bands
-    // of two chunks, while 16 threads waited, made a Zarr read on the 16-core Xeon stop
-    // gaining from 4 threads on: 500 ms on one, 208 on four, 206 on sixteen.)
+    // of four chunks at most, while 16 threads waited, made a Zarr read on the 16-core Xeon
+    // stop gaining from 4 threads on: 500 ms on one, 208 on four, 206 on sixteen.)
     if (chunks.size() == rank) {
         std::int64_t across = 1;
         for (std::size_t k = 1; k < rank; ++k)

@@ -7,9 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <string_view>
 
 #include "copy/kernels.hpp"
 #include "values/convert_kernels.hpp"

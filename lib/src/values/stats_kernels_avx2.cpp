@@ -55,7 +55,6 @@ TSLICE_AVX2 Float32Block float32_avx2_kernel(const float* p, std::size_t n, floa
     return finish_float32(lanes, p, i, n, shift);
 }
 
-
 }  // namespace
 
 Float32Kernel float32_avx2() {

@@ -52,7 +52,6 @@ TSLICE_AVX512 Float32Block float32_avx512_kernel(const float* p, std::size_t n, 
     return finish_float32(lanes, p, i, n, shift);
 }
 
-
 }  // namespace
 
 // (A CPU that runs the avx512 set runs the avx2 set too, which the kernel falls back on.)

@@ -56,6 +56,9 @@ void set_up_process() {
     // A file size limit (ulimit -f) is reported as a write error with a message: write()
     // fails with EFBIG instead of SIGXFSZ killing the process.
     std::signal(SIGXFSZ, SIG_IGN);
+    // The command exits right after writing: a replaced checkpoint's blocks are freed by a
+    // process that outlives it rather than before it returns (write.hpp).
+    tslice::release_replaced_files_after_exit(true);
     std::signal(SIGBUS, input_failed);
     // Every other signal whose default action ends the process removes the temporary first,
     // then ends the process of the signal as it would have. SIGPIPE among them: a reader

@@ -73,15 +73,18 @@ def hyperfine_times(command, runs, warmup, prepare=None):
             return json.load(f)["results"][0]["times"]
 
 
-def alternating_medians(commands, rounds, runs, warmup):
+def alternating_medians(commands, rounds, runs, warmup, settle=False):
     """The median wall time of each of `commands` (pairs of a command and the file it writes),
     measured in `rounds` alternating rounds of `runs` runs each, all rounds' times pooled: on a
     shared machine the load drifts over minutes, and one command measured wholly before the
-    other would take all of one drift."""
+    other would take all of one drift. `settle`: every run starts on a settled disk, the
+    previous run's writes synced and the blocks it freed given back (half a second)."""
     times = [[] for _ in commands]
     for _ in range(rounds):
         for i, (command, out) in enumerate(commands):
-            times[i] += hyperfine_times(command, runs, warmup, prepare=["rm", "-f", out])
+            prepare = ["rm", "-f", out] if not settle else \
+                ["sh", "-c", f"rm -f {shlex.quote(out)} && sync && sleep 0.5"]
+            times[i] += hyperfine_times(command, runs, warmup, prepare=prepare)
             remove(out)
     return [statistics.median(t) for t in times]
 
@@ -320,10 +323,13 @@ def update_checkpoint(args, jobs, tally):
     # cp to a new file (removed before each run, untimed), and cp over an existing copy: tslice
     # replaces a file too, and on ext4 replacing one costs more than writing a new one (the
     # rename over it starts the new file's write-back, and the old file's cache is freed).
+    # Every run starts on a settled disk: neither cp's write-back nor the freeing of the file
+    # tslice replaced (left to a process that outlives it, which waits on the disk's discards
+    # where the file system is mounted with `discard`) falls into the next run's time.
     kept = os.path.join(args.dir, "no_such_file")
     t_update, t_cp, t_cp_over = alternating_medians(
         [(update, kept), (["cp", target, copied], copied), (["cp", target, target + ".over"], kept)],
-        3, args.runs or 5, 1)
+        3, args.runs or 5, 1, settle=True)
     with open(target, "rb") as f:
         data = f.read()
     (n,) = struct.unpack("<Q", data[:8])

@@ -92,6 +92,14 @@ void write_view_converted(const std::string& path, const OutputFraming& framing,
                           const View& view, const InputPages& pages, const WriteOptions& options,
                           const Conversion& conversion);
 
+// Whether a result renamed over an existing file of 64 MiB or more leaves the freeing of the
+// replaced file's blocks to a short-lived process that outlives this one, so that the write
+// returns once the result is in place. Freeing waits on the disk where the file system
+// discards freed blocks (ext4 mounted with `discard`): about a third of the time of copying
+// the file. For a program that exits right after writing (the tslice command); off by
+// default, because the space comes back only once the calling process has exited.
+void release_replaced_files_after_exit(bool enabled);
+
 // Unlinks the temporary file being written, if any, so an interrupted run leaves nothing
 // behind. Async-signal-safe: meant for a SIGINT/SIGTERM handler, which then ends the process.
 void remove_pending_temporary() noexcept;

@@ -23,6 +23,7 @@
 
 #include "tslice/error.hpp"
 #include "tslice/write.hpp"
+#include "write/replaced_release.hpp"
 
 namespace tslice {
 
@@ -161,10 +162,15 @@ public:
     void commit(const std::string& final_path) {
         const int fd = std::exchange(fd_, -1);
         if (::close(fd) != 0) fail_input("cannot write " + target_ + ": " + errno_text(errno));
-        if (::rename(path_.c_str(), final_path.c_str()) != 0)
-            fail_input("cannot write " + target_ + ": " + errno_text(errno));
+        const int replaced = hold_replaced_file(final_path);
+        if (::rename(path_.c_str(), final_path.c_str()) != 0) {
+            const int error = errno;
+            if (replaced >= 0) ::close(replaced);
+            fail_input("cannot write " + target_ + ": " + errno_text(error));
+        }
         committed_ = true;
         g_pending = 0;
+        release_after_exit(replaced);
     }
 
 private:

@@ -84,3 +84,16 @@ TEST_CASE("zarr json: integers up to 2^64 - 1, whole floats and duplicate keys")
     CHECK_FALSE(json::member(object, "b"));
     CHECK_FALSE(json::member(*a, "a"));
 }
+
+TEST_CASE("zarr json: a tree renders whole as it was written, for a group's consolidated metadata") {
+    const std::string text =
+        R"({"metadata": {"a/.zarray": {"shape": [5, 4], "fill_value": 1.50, "big": 18446744073709551616, )"
+        R"("name": "\u00e9\"", "items": [1, "x", null, true, false, {}]}}, "zarr_consolidated_format": 1})";
+    const json::Node tree = json::parse_tree(text, "'g.zarr/.zmetadata'");
+    CHECK(json::render_whole(tree) ==
+          R"({"metadata": {"a/.zarray": {"shape": [5, 4], "fill_value": 1.50, "big": 18446744073709551616, )"
+          "\"name\": \"\xC3\xA9\\\"\", "
+          R"("items": [1, "x", null, true, false, {}]}}, "zarr_consolidated_format": 1})");
+    // Longer than a message's 60 characters, and never shortened.
+    CHECK(json::render_whole(tree).size() > 150);
+}

@@ -4,12 +4,14 @@
 dimension separators, fill values (NaN too) for missing chunks, arrays inside groups, and
 random index expressions; results written as Zarr (random chunks and compressors, over an
 existing store, or as an array of a group, found by its .zgroup without --format) and read back
-by zarr-python and Dask, and a group's by xarray, without warnings. The oracle is zarr-python
+by zarr-python and Dask, and a group's by xarray (through the group's consolidated metadata
+where it has one), without warnings, with the mode the umask gives a new directory. The oracle is zarr-python
 reading the whole array, then numpy indexing it (zarr-python refuses negative steps); tslice writes a .npy, or prints with --shape.
 Corrupt stores check that tslice exits 1 with a message, never crashes."""
 
 import os
 import random
+import stat
 import subprocess
 import sys
 import threading
@@ -170,11 +172,16 @@ def check_zarr_output(tslice, case, args, expected, directory):
     r = random.Random(case["data_seed"] + 1)
     out = os.path.join(directory, "out.zarr")
     in_group = r.random() < 0.3
+    # Half the groups hold consolidated metadata (.zmetadata), which xarray reads in place of
+    # the arrays' own: tslice must list the array it writes there.
+    consolidated = in_group and r.random() < 0.5
     if in_group:
         group = os.path.join(directory, "group.zarr")
         os.makedirs(group, exist_ok=True)
         open(os.path.join(group, ".zgroup"), "w").write('{"zarr_format": 2}')
         out = os.path.join(group, "values")
+        if consolidated:
+            zarr.consolidate_metadata(group)
     extra = ["--compressor", r.choice(["zstd", "blosc", "zlib", "none"])]
     if expected.ndim and r.random() < 0.7:
         extra += ["--chunks", ",".join(str(r.randrange(1, max(2, d + 2))) for d in expected.shape)]
@@ -192,6 +199,10 @@ def check_zarr_output(tslice, case, args, expected, directory):
         return f"zarr output {extra}: exit {run.returncode}: {run.stderr.strip()}"
     if any(name.startswith(".out.zarr") or name.startswith(".values") for name in os.listdir(os.path.dirname(out))):
         return "a temporary store was left beside the output"
+    umask = os.umask(0)
+    os.umask(umask)
+    if stat.S_IMODE(os.stat(out).st_mode) != 0o777 & ~umask:
+        return f"the store's mode is {oct(stat.S_IMODE(os.stat(out).st_mode))}, not {oct(0o777 & ~umask)} as the umask gives"
     # The warnings filter is the process's: one check at a time records them.
     with WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -201,7 +212,12 @@ def check_zarr_output(tslice, case, args, expected, directory):
         # xarray opens groups; numbers and booleans are what its variables hold as they are.
         dataset = None
         if in_group and expected.dtype.kind in "biufc":
-            dataset = xarray.open_zarr(os.path.dirname(out), consolidated=False)["values"].values
+            dataset = xarray.open_zarr(os.path.dirname(out), consolidated=consolidated)["values"].values
+        if consolidated:
+            listed = zarr.open_consolidated(os.path.dirname(out), mode="r")["values"][...]
+            if listed.shape != expected.shape or listed.tobytes() != np.ascontiguousarray(expected).tobytes():
+                return f"zarr output {extra} in a consolidated group: {listed.dtype} {listed.shape} read through " \
+                       f".zmetadata differs from {expected.dtype} {expected.shape}"
     caught = [w for w in caught if not issubclass(w.category, ResourceWarning)]
     if caught:
         return f"reading the zarr output warns: {caught[0].message}"

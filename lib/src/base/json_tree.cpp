@@ -292,6 +292,12 @@ void render_string(const std::string& value, std::string& out) {
     out += nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+std::string render_whole(const Node& node) {
+    std::string out;
+    render(node, out, std::numeric_limits<std::size_t>::max());
+    return out;
+}
+
 // The value as JSON, shortened to about 60 characters for a message.
 std::string show(const Node& node) {
     constexpr std::size_t kLimit = 60;

@@ -63,5 +63,7 @@ const Node* member(const Node& node, std::string_view key);
 void render_string(const std::string& value, std::string& out);
 // The value as JSON, shortened to about 60 characters for a message.
 std::string show(const Node& node);
+// The value as JSON, whole: numbers as they were written, members in their order.
+std::string render_whole(const Node& node);
 
 }  // namespace tslice::json

@@ -23,6 +23,7 @@
 #include "read/result_reader.hpp"
 #include "source/zarr_codecs.hpp"
 #include "source/zarr_meta.hpp"
+#include "write/zarr_consolidated.hpp"
 
 namespace tslice {
 namespace {
@@ -69,6 +70,19 @@ public:
         if (!::mkdtemp(pattern.data()))
             fail_input("cannot create a directory beside " + target.string() + ": " + std::strerror(errno));
         path_ = pattern;
+        // mkdtemp makes the directory its owner's alone; a store is shared as any directory
+        // (Dask's workers may run as another user): the mode of the store it replaces, else
+        // what the umask gives a new directory.
+        struct stat replaced {};
+        mode_t mode = 0;
+        if (::stat(target.c_str(), &replaced) == 0 && S_ISDIR(replaced.st_mode)) {
+            mode = replaced.st_mode & 07777;
+        } else {
+            mode = ::umask(022);
+            ::umask(mode);
+            mode = 0777 & ~mode;
+        }
+        ::chmod(pattern.c_str(), mode);
         if (pattern.size() < sizeof g_store_path) {
             std::memcpy(g_store_path, pattern.c_str(), pattern.size() + 1);
             g_store = 1;
@@ -232,6 +246,8 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
         fail_usage(path +
                    " exists and is not a Zarr store: tslice replaces only a Zarr store "
                    "(a directory with .zarray or .zgroup); remove it, or choose another path");
+    // Read now: a group's consolidated metadata that cannot be updated fails before the write.
+    const ConsolidatedMetadata consolidated(target);
     ZarrArrayMeta meta;
     meta.shape = view.shape;
     // The stored elements' size: the converted type's under --astype.
@@ -395,6 +411,7 @@ void write_zarr(const std::string& path, const std::byte* data, const View& view
         store.release();
     }
     if (write.sync) sync_directory(target.has_parent_path() ? target.parent_path() : fs::path("."));
+    consolidated.update(text, attrs, write.sync);
 }
 
 }  // namespace tslice

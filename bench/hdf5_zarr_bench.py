@@ -2,7 +2,8 @@
 """Whole runs of tslice on HDF5 and Zarr inputs and Zarr outputs, against h5py and
 zarr-python doing the same in one Python process each (import time not counted there,
 counted for tslice, which starts a process per run). Alternating rounds, medians, ratios in
-one run; peak RSS of tslice from GNU time's %M where /usr/bin/time exists.
+one run, each run writing a new output on a settled disk; peak RSS of tslice from GNU time's
+%M where /usr/bin/time exists.
 
   bench/hdf5_zarr_bench.py --tslice build/tslice --dir DIR [--rounds 5]
 
@@ -100,12 +101,26 @@ def main():
         ("Zarr write 1 GiB (zstd, (4,512,512))", [t, o("x.npy"), "-o", o("t.zarr"), "--chunks", "4,512,512"],
          python_runner("zarr_write", o("x.npy"), o("p.zarr"), ""), "zarr-python z[:] = a"),
     ]
+    def settled(run):
+        # Every run writes a new output on a settled disk: the previous run's output removed
+        # and its writes synced first, untimed, so that neither tslice nor the other pays for
+        # the run before it (deleting a 1 GiB store waits on the disk where the file system
+        # discards freed blocks, and a flush under way slows the next writes).
+        for name in ("t.npy", "t2.npy", "p.npy"):
+            if os.path.exists(o(name)):
+                os.remove(o(name))
+        for name in ("t.zarr", "p.zarr"):
+            shutil.rmtree(o(name), ignore_errors=True)
+        os.sync()
+        time.sleep(0.5)
+        return run()
+
     print(f"{'case':42} {'tslice ms':>10} {'other ms':>10} {'other/tslice':>12}  other; tslice peak RSS MiB")
     for name, command, other, other_name in rows:
         ours, theirs = [], []
         for _ in range(args.rounds):
-            ours.append(timed(command))
-            theirs.append(other())
+            ours.append(settled(lambda: timed(command)))
+            theirs.append(settled(other))
         a, b = statistics.median(ours) * 1000, statistics.median(theirs) * 1000
         print(f"{name:42} {a:10.0f} {b:10.0f} {b / a:12.2f}  {other_name}; {peak_rss(command)}", flush=True)
     for name in ("t.npy", "t2.npy", "p.npy"):

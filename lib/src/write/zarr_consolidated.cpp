@@ -2,8 +2,12 @@
 // (zarr_consolidated.hpp).
 #include "write/zarr_consolidated.hpp"
 
-#include <fstream>
-#include <iterator>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <system_error>
 
 #include "tslice/error.hpp"
@@ -17,9 +21,31 @@ using json::Node;
 namespace {
 
 std::string read_whole(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (in.bad()) fail_input("cannot read '" + path.string() + "'");
+    const std::string shown = "'" + path.string() + "'";
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
+        fail_input("cannot read " + shown + ": it is not a file (a group's consolidated metadata is one)");
+    // Consolidated metadata lists every array of a hierarchy, a few hundred bytes each.
+    constexpr off_t kMostBytes = off_t{256} << 20;
+    if (info.st_size > kMostBytes)
+        fail_input("cannot read " + shown + ": it holds " + std::to_string(info.st_size) +
+                   " bytes, more than the 256 MiB tslice reads as a group's consolidated metadata");
+    std::string text(static_cast<std::size_t>(info.st_size), '\0');
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t got = ::read(fd, text.data() + done, text.size() - done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
+        if (got == 0) break;
+        done += static_cast<std::size_t>(got);
+    }
+    text.resize(done);
     return text;
 }
 

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -121,5 +123,47 @@ TEST_CASE("zarr codecs: one buffer encodes chunk after chunk, larger and smaller
             decode_zarr_chunk(compressor, reused.data(), got, back.data(), back.size(), "c");
             CHECK(back == data);
         }
+    }
+}
+
+TEST_CASE("zarr codecs: a chunk's first bytes decode alone where the codec can stop early") {
+    // Larger than zstd's blocks (128 KiB), so that a prefix ends blocks before the chunk does.
+    std::vector<std::byte> data(600000);
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::byte>((i * 2654435761u) >> 13 & 0x3F);
+    for (const auto id : {ZarrCompressor::Id::None, ZarrCompressor::Id::Zstd}) {
+        CAPTURE(static_cast<int>(id));
+        ZarrCompressor compressor;
+        compressor.id = id;
+        const std::vector<std::byte> stored = encode_zarr_chunk(compressor, data.data(), data.size(), 4);
+        for (const std::size_t prefix : {std::size_t{0}, std::size_t{1}, std::size_t{4096}, std::size_t{131073},
+                                         std::size_t{599999}}) {
+            CAPTURE(prefix);
+            std::vector<std::byte> part(data.size(), std::byte{0x55});
+            REQUIRE(decode_zarr_chunk_prefix(compressor, stored.data(), stored.size(), part.data(), data.size(), prefix,
+                                             "c"));
+            CHECK(std::equal(part.begin(), part.begin() + static_cast<std::ptrdiff_t>(prefix), data.begin()));
+            // Nothing past the prefix is written.
+            CHECK(std::all_of(part.begin() + static_cast<std::ptrdiff_t>(prefix), part.end(),
+                              [](std::byte b) { return b == std::byte{0x55}; }));
+        }
+        // The whole chunk is decode_zarr_chunk's, with its checks.
+        std::vector<std::byte> whole(data.size());
+        CHECK_FALSE(decode_zarr_chunk_prefix(compressor, stored.data(), stored.size(), whole.data(), whole.size(),
+                                             whole.size(), "c"));
+        // A chunk cut short before the prefix ends, or of another declared size, is corrupt.
+        CHECK_THROWS_AS(decode_zarr_chunk_prefix(compressor, stored.data(), stored.size() / 8, whole.data(), whole.size(),
+                                                 whole.size() - 1, "c"),
+                        Error);
+        CHECK_THROWS_AS(decode_zarr_chunk_prefix(compressor, stored.data(), stored.size(), whole.data(), whole.size() + 8,
+                                                 100, "c"),
+                        Error);
+    }
+    // Codecs that cannot stop early say so, and the caller decodes the whole chunk.
+    for (const auto id : {ZarrCompressor::Id::Blosc, ZarrCompressor::Id::Zlib, ZarrCompressor::Id::Gzip}) {
+        ZarrCompressor compressor;
+        compressor.id = id;
+        const std::vector<std::byte> stored = encode_zarr_chunk(compressor, data.data(), data.size(), 4);
+        std::vector<std::byte> part(data.size());
+        CHECK_FALSE(decode_zarr_chunk_prefix(compressor, stored.data(), stored.size(), part.data(), part.size(), 10, "c"));
     }
 }

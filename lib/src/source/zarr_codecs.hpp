@@ -37,6 +37,15 @@ ZarrCompressor parse_zarr_compressor(const json::Node* value, const std::string&
 void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, std::size_t size, std::byte* out,
                        std::size_t expected, const std::string& what);
 
+// The first `prefix` bytes of a chunk of `expected` bytes (prefix < expected) into `out`, the
+// rest never decoded, where the codec can stop early (zstd; none, its size checked); false
+// where it cannot (the caller decodes the whole chunk). A part of a chunk that lies before the
+// end of the chunk's bytes in its order (the first rows of a C-order chunk: one time step of a
+// chunk of many) is read at the cost of that part. Error(Input) as decode_zarr_chunk for what
+// is corrupt before `prefix`; what lies after it is not looked at.
+bool decode_zarr_chunk_prefix(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
+                              std::byte* out, std::size_t expected, std::size_t prefix, const std::string& what);
+
 // Encodes a chunk of `size` bytes of elements of `itemsize` bytes (blosc's shuffle needs it).
 std::vector<std::byte> encode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
                                          std::size_t itemsize);

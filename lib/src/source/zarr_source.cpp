@@ -146,6 +146,29 @@ ArrayInFile entry(const ZarrArrayMeta& meta, std::optional<std::string> name) {
     return array;
 }
 
+// The byte strides of a decoded chunk's axes, in its order (C or F).
+std::vector<std::int64_t> chunk_strides(const ZarrArrayMeta& meta) {
+    const std::size_t rank = meta.shape.size();
+    std::vector<std::int64_t> strides(rank);
+    std::int64_t s = static_cast<std::int64_t>(meta.dtype.itemsize);
+    for (std::size_t j = 0; j < rank; ++j) {
+        const std::size_t k = meta.fortran_order ? j : rank - 1 - j;
+        strides[k] = s;
+        s *= meta.chunks[k];
+    }
+    return strides;
+}
+
+// How many bytes from its start a decoded chunk must hold for the part inside the box, whose
+// last array indices are `to` - 1: just past that last element.
+std::size_t chunk_bytes_needed(const ZarrArrayMeta& meta, const std::vector<std::int64_t>& origin,
+                               const std::vector<std::int64_t>& to) {
+    const std::vector<std::int64_t> strides = chunk_strides(meta);
+    auto end = static_cast<std::int64_t>(meta.dtype.itemsize);
+    for (std::size_t k = 0; k < strides.size(); ++k) end += (to[k] - 1 - origin[k]) * strides[k];
+    return static_cast<std::size_t>(end);
+}
+
 // Copies the part of a decoded chunk inside the box: `from`/`to` the array indices of the
 // intersection, `origin` the chunk's first index.
 void place(const ZarrArrayMeta& meta, const std::byte* chunk, const Box& box, const std::vector<std::int64_t>& origin,
@@ -156,16 +179,12 @@ void place(const ZarrArrayMeta& meta, const std::byte* chunk, const Box& box, co
         std::memcpy(dst, chunk, static_cast<std::size_t>(item));
         return;
     }
-    std::vector<std::int64_t> src_stride(rank), dst_stride(rank);
-    std::int64_t s = item, d = item;
+    const std::vector<std::int64_t> src_stride = chunk_strides(meta);
+    std::vector<std::int64_t> dst_stride(rank);
+    std::int64_t d = item;
     for (std::size_t k = rank; k-- > 0;) {
         dst_stride[k] = d;
         d *= box.stop[k] - box.start[k];
-    }
-    for (std::size_t j = 0; j < rank; ++j) {
-        const std::size_t k = meta.fortran_order ? j : rank - 1 - j;
-        src_stride[k] = s;
-        s *= meta.chunks[k];
     }
     std::int64_t src0 = 0, dst0 = 0;
     for (std::size_t k = 0; k < rank; ++k) {
@@ -291,8 +310,15 @@ public:
                 if (!chunk.load(stored, path.string(), "the chunk " + inside(root_, path), stored_limit)) {
                     fill_region(meta, box, from, to, dst);
                 } else {
-                    decode_zarr_chunk(meta.compressor, chunk.data(), chunk.size(), decoded.data(), chunk_bytes,
-                                      "the chunk " + inside(root_, path));
+                    // Where the part inside the box ends well before the chunk does (one time
+                    // step of a chunk of many), only the bytes up to it are decoded.
+                    const std::string what = "the chunk " + inside(root_, path);
+                    const std::size_t needed = chunk_bytes_needed(meta, origin, to);
+                    if (needed > chunk_bytes / 4 * 3 ||
+                        !decode_zarr_chunk_prefix(meta.compressor, chunk.data(), chunk.size(), decoded.data(),
+                                                  chunk_bytes, needed, what))
+                        decode_zarr_chunk(meta.compressor, chunk.data(), chunk.size(), decoded.data(), chunk_bytes,
+                                          what);
                     place(meta, decoded.data(), box, origin, from, to, dst);
                 }
                 if (written) written(placed.first, placed.second);

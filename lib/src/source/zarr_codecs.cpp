@@ -149,9 +149,13 @@ void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, 
     }
 }
 
+bool decodes_prefix(const ZarrCompressor& compressor) {
+    return compressor.id == ZarrCompressor::Id::None || compressor.id == ZarrCompressor::Id::Zstd;
+}
+
 bool decode_zarr_chunk_prefix(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
                               std::byte* out, std::size_t expected, std::size_t prefix, const std::string& what) {
-    if (prefix >= expected) return false;
+    if (prefix >= expected || !decodes_prefix(compressor)) return false;
     switch (compressor.id) {
         case ZarrCompressor::Id::None:
             // The stored size is still checked: a chunk of the wrong size is as corrupt here as

@@ -43,6 +43,8 @@ void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, 
 // end of the chunk's bytes in its order (the first rows of a C-order chunk: one time step of a
 // chunk of many) is read at the cost of that part. Error(Input) as decode_zarr_chunk for what
 // is corrupt before `prefix`; what lies after it is not looked at.
+// Whether decode_zarr_chunk_prefix can stop early for this compressor.
+bool decodes_prefix(const ZarrCompressor& compressor);
 bool decode_zarr_chunk_prefix(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
                               std::byte* out, std::size_t expected, std::size_t prefix, const std::string& what);
 

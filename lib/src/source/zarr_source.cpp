@@ -78,13 +78,16 @@ public:
     ChunkBytes& operator=(const ChunkBytes&) = delete;
     ~ChunkBytes() { unmap(); }
 
-    // False where the file does not exist (open_file).
-    bool load(std::vector<std::byte>& buffer, const std::string& path, const std::string& shown, std::uint64_t limit) {
+    // False where the file does not exist (open_file). `whole`: every byte will be read, so a
+    // mapping's pages are mapped in at once; else only those read are (a chunk decoded only up
+    // to the part a box needs reads the start of its stored bytes).
+    bool load(std::vector<std::byte>& buffer, const std::string& path, const std::string& shown, std::uint64_t limit,
+              bool whole) {
         unmap();
         OpenFile file;
         if (!open_file(file, path, shown, limit)) return false;
         if (file.size >= kMappedChunkBytes) {
-            void* map = ::mmap(nullptr, file.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file.fd, 0);
+            void* map = ::mmap(nullptr, file.size, PROT_READ, MAP_PRIVATE | (whole ? MAP_POPULATE : 0), file.fd, 0);
             if (map != MAP_FAILED) {
                 mapped_ = static_cast<std::byte*>(map);
                 data_ = mapped_;
@@ -307,16 +310,17 @@ public:
                     placed = {dst + low, dst + high + static_cast<std::int64_t>(meta.dtype.itemsize)};
                 }
                 const fs::path path = dir / meta.chunk_key(grid);
-                if (!chunk.load(stored, path.string(), "the chunk " + inside(root_, path), stored_limit)) {
+                const std::string what = "the chunk " + inside(root_, path);
+                // Where the part inside the box ends well before the chunk does (one time step
+                // of a chunk of many), only the bytes up to it are decoded, from the start of
+                // the stored bytes.
+                const std::size_t needed = chunk_bytes_needed(meta, origin, to);
+                const bool in_part = needed <= chunk_bytes / 4 * 3 && decodes_prefix(meta.compressor);
+                if (!chunk.load(stored, path.string(), what, stored_limit, !in_part)) {
                     fill_region(meta, box, from, to, dst);
                 } else {
-                    // Where the part inside the box ends well before the chunk does (one time
-                    // step of a chunk of many), only the bytes up to it are decoded.
-                    const std::string what = "the chunk " + inside(root_, path);
-                    const std::size_t needed = chunk_bytes_needed(meta, origin, to);
-                    if (needed > chunk_bytes / 4 * 3 ||
-                        !decode_zarr_chunk_prefix(meta.compressor, chunk.data(), chunk.size(), decoded.data(),
-                                                  chunk_bytes, needed, what))
+                    if (!in_part || !decode_zarr_chunk_prefix(meta.compressor, chunk.data(), chunk.size(), decoded.data(),
+                                                              chunk_bytes, needed, what))
                         decode_zarr_chunk(meta.compressor, chunk.data(), chunk.size(), decoded.data(), chunk_bytes,
                                           what);
                     place(meta, decoded.data(), box, origin, from, to, dst);

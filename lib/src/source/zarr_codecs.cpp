@@ -16,6 +16,21 @@ namespace {
 
 [[noreturn]] void corrupt(const std::string& what, const std::string& why) { fail_input(what + " is corrupt: " + why); }
 
+// An uncompressed chunk holds the chunk's bytes, no more, no fewer.
+void check_stored_size(std::size_t size, std::size_t expected, const std::string& what) {
+    if (size != expected)
+        corrupt(what, "it holds " + std::to_string(size) + " bytes, not the chunk's " + std::to_string(expected));
+}
+
+// A zstd chunk's first frame, where it says its size, says the chunk's.
+void check_zstd_frame(const std::byte* data, std::size_t size, std::size_t expected, const std::string& what) {
+    const unsigned long long declared = ZSTD_getFrameContentSize(data, size);
+    if (declared == ZSTD_CONTENTSIZE_ERROR) corrupt(what, "it is not zstd data");
+    if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != expected)
+        corrupt(what, "its zstd frame holds " + std::to_string(declared) + " bytes, not the chunk's " +
+                          std::to_string(expected));
+}
+
 // zlib and gzip streams (windowBits 15, or 15 + 16 for gzip's header and trailer) inflated
 // into exactly `expected` bytes.
 void inflate_exact(const std::byte* data, std::size_t size, std::byte* out, std::size_t expected, bool gzip,
@@ -109,8 +124,7 @@ void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, 
                        std::size_t expected, const std::string& what) {
     switch (compressor.id) {
         case ZarrCompressor::Id::None:
-            if (size != expected)
-                corrupt(what, "it holds " + std::to_string(size) + " bytes, not the chunk's " + std::to_string(expected));
+            check_stored_size(size, expected, what);
             if (size > 0) std::memcpy(out, data, size);  // an empty chunk may have no buffer
             return;
         case ZarrCompressor::Id::Zlib:
@@ -118,11 +132,7 @@ void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, 
             inflate_exact(data, size, out, expected, compressor.id == ZarrCompressor::Id::Gzip, what);
             return;
         case ZarrCompressor::Id::Zstd: {
-            const unsigned long long declared = ZSTD_getFrameContentSize(data, size);
-            if (declared == ZSTD_CONTENTSIZE_ERROR) corrupt(what, "it is not zstd data");
-            if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != expected)
-                corrupt(what, "its zstd frame holds " + std::to_string(declared) + " bytes, not the chunk's " +
-                                  std::to_string(expected));
+            check_zstd_frame(data, size, expected, what);
             // Several frames may follow each other; ZSTD_decompress reads them all, and a
             // result past `expected` is an error (dstSize_tooSmall).
             const std::size_t got = ZSTD_decompress(out, expected, data, size);
@@ -160,16 +170,11 @@ bool decode_zarr_chunk_prefix(const ZarrCompressor& compressor, const std::byte*
         case ZarrCompressor::Id::None:
             // The stored size is still checked: a chunk of the wrong size is as corrupt here as
             // when it is read whole.
-            if (size != expected)
-                corrupt(what, "it holds " + std::to_string(size) + " bytes, not the chunk's " + std::to_string(expected));
+            check_stored_size(size, expected, what);
             if (prefix > 0) std::memcpy(out, data, prefix);
             return true;
         case ZarrCompressor::Id::Zstd: {
-            const unsigned long long declared = ZSTD_getFrameContentSize(data, size);
-            if (declared == ZSTD_CONTENTSIZE_ERROR) corrupt(what, "it is not zstd data");
-            if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != expected)
-                corrupt(what, "its zstd frame holds " + std::to_string(declared) + " bytes, not the chunk's " +
-                                  std::to_string(expected));
+            check_zstd_frame(data, size, expected, what);
             // A stream decoder stops once `prefix` bytes are out: it decodes a block (at most
             // 128 KiB) at a time, so the rest of the chunk is never decoded. Kept per thread,
             // with its window, for the chunks that follow.

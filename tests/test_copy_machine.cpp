@@ -178,7 +178,7 @@ TEST_CASE("copy_machine: rows of every other element stream their stores, but on
     CHECK(choose_stream_settings(facts).streamed_step_why.find("Intel") != std::string::npos);
 }
 
-TEST_CASE("copy_machine: short rows of elements a line apart are prefetched, but on AMD") {
+TEST_CASE("copy_machine: short rows of elements several lines apart are prefetched, but on AMD") {
     MachineFacts facts;
     CHECK(choose_stream_settings(facts).prefetch_strided_bands);
     facts.hardware_follows_strided_rows = true;  // AMD

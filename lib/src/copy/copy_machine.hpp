@@ -57,7 +57,7 @@ struct MachineFacts {
     // An Intel CPU: its streamed (non-temporal) stores wait in the line fill buffers that the
     // loads' misses use too.
     bool streamed_stores_share_fill_buffers = false;
-    // An AMD CPU: its hardware prefetchers follow short rows of elements a line apart.
+    // An AMD CPU: its hardware prefetchers follow short rows of elements several lines apart.
     bool hardware_follows_strided_rows = false;
 };
 

@@ -166,41 +166,37 @@ bool decodes_prefix(const ZarrCompressor& compressor) {
 bool decode_zarr_chunk_prefix(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
                               std::byte* out, std::size_t expected, std::size_t prefix, const std::string& what) {
     if (prefix >= expected || !decodes_prefix(compressor)) return false;
-    switch (compressor.id) {
-        case ZarrCompressor::Id::None:
-            // The stored size is still checked: a chunk of the wrong size is as corrupt here as
-            // when it is read whole.
-            check_stored_size(size, expected, what);
-            if (prefix > 0) std::memcpy(out, data, prefix);
-            return true;
-        case ZarrCompressor::Id::Zstd: {
-            check_zstd_frame(data, size, expected, what);
-            // A stream decoder stops once `prefix` bytes are out: it decodes a block (at most
-            // 128 KiB) at a time, so the rest of the chunk is never decoded. Kept per thread,
-            // with its window, for the chunks that follow.
-            struct Decoder {
-                ZSTD_DCtx* context = ZSTD_createDCtx();
-                ~Decoder() { ZSTD_freeDCtx(context); }
-            };
-            thread_local Decoder decoder;
-            if (!decoder.context) return false;
-            ZSTD_DCtx_reset(decoder.context, ZSTD_reset_session_only);
-            ZSTD_inBuffer input{data, size, 0};
-            ZSTD_outBuffer output{out, prefix, 0};
-            while (output.pos < output.size) {
-                const std::size_t before_in = input.pos, before_out = output.pos;
-                const std::size_t hint = ZSTD_decompressStream(decoder.context, &output, &input);
-                if (ZSTD_isError(hint)) corrupt(what, std::string("zstd: ") + ZSTD_getErrorName(hint));
-                if (output.pos < output.size && input.pos == input.size && before_in == input.pos &&
-                    before_out == output.pos)
-                    corrupt(what, "it decompresses to " + std::to_string(output.pos) + " bytes, not the chunk's " +
-                                      std::to_string(expected));
-            }
-            return true;
-        }
-        default:
-            return false;
+    if (compressor.id == ZarrCompressor::Id::None) {
+        // The stored size is still checked: a chunk of the wrong size is as corrupt here as
+        // when it is read whole.
+        check_stored_size(size, expected, what);
+        if (prefix > 0) std::memcpy(out, data, prefix);
+        return true;
     }
+    // zstd
+    check_zstd_frame(data, size, expected, what);
+    // A stream decoder stops once `prefix` bytes are out: it decodes a block (at most
+    // 128 KiB) at a time, so the rest of the chunk is never decoded. Kept per thread,
+    // with its window, for the chunks that follow.
+    struct Decoder {
+        ZSTD_DCtx* context = ZSTD_createDCtx();
+        ~Decoder() { ZSTD_freeDCtx(context); }
+    };
+    thread_local Decoder decoder;
+    if (!decoder.context) return false;
+    ZSTD_DCtx_reset(decoder.context, ZSTD_reset_session_only);
+    ZSTD_inBuffer input{data, size, 0};
+    ZSTD_outBuffer output{out, prefix, 0};
+    while (output.pos < output.size) {
+        const std::size_t before_in = input.pos, before_out = output.pos;
+        const std::size_t hint = ZSTD_decompressStream(decoder.context, &output, &input);
+        if (ZSTD_isError(hint)) corrupt(what, std::string("zstd: ") + ZSTD_getErrorName(hint));
+        if (output.pos < output.size && input.pos == input.size && before_in == input.pos &&
+            before_out == output.pos)
+            corrupt(what, "it decompresses to " + std::to_string(output.pos) + " bytes, not the chunk's " +
+                              std::to_string(expected));
+    }
+    return true;
 }
 
 std::size_t encode_zarr_chunk_into(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,

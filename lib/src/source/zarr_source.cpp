@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "source/region_sources.hpp"
+#include "source/store_files.hpp"
 #include "tslice/error.hpp"
 #include "tslice/threads.hpp"
 #include "source/zarr_meta.hpp"
@@ -23,49 +24,6 @@ namespace tslice {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A file opened for reading, closed with this.
-struct OpenFile {
-    int fd = -1;
-    std::size_t size = 0;
-    OpenFile() = default;
-    OpenFile(const OpenFile&) = delete;
-    OpenFile& operator=(const OpenFile&) = delete;
-    ~OpenFile() {
-        if (fd >= 0) ::close(fd);
-    }
-};
-
-// Opens a regular file of at most `limit` bytes: false where it does not exist. `path` is
-// shown as `shown` in messages.
-bool open_file(OpenFile& file, const std::string& path, const std::string& shown, std::uint64_t limit) {
-    file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (file.fd < 0) {
-        if (errno == ENOENT) return false;
-        fail_input("cannot open " + shown + ": " + std::strerror(errno));
-    }
-    struct stat info {};
-    if (::fstat(file.fd, &info) != 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
-    if (!S_ISREG(info.st_mode)) fail_input(shown + " is not a regular file");
-    if (static_cast<std::uint64_t>(info.st_size) > limit)
-        fail_input(shown + " holds " + std::to_string(info.st_size) + " bytes, more than it can (" + std::to_string(limit) + ")");
-    file.size = static_cast<std::size_t>(info.st_size);
-    return true;
-}
-
-// Reads the open file into `bytes` (resized to what it holds).
-void read_into(const OpenFile& file, std::vector<std::byte>& bytes, const std::string& shown) {
-    bytes.resize(file.size);
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t got = ::pread(file.fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
-        if (got == 0) break;
-        done += static_cast<std::size_t>(got);
-    }
-    bytes.resize(done);
-}
 
 // A stored chunk's bytes: a large one mapped (the page cache's pages mapped in at once, not
 // copied: on a cached store the copy of a read cost more than the mapping), a small one read
@@ -113,15 +71,6 @@ private:
     const std::byte* data_ = nullptr;
     std::size_t size_ = 0;
 };
-
-// The whole file, or nullopt where it does not exist (open_file).
-std::optional<std::vector<std::byte>> read_file(const std::string& path, const std::string& shown, std::uint64_t limit) {
-    OpenFile file;
-    if (!open_file(file, path, shown, limit)) return std::nullopt;
-    std::vector<std::byte> bytes;
-    read_into(file, bytes, shown);
-    return bytes;
-}
 
 bool has(const fs::path& path) {
     std::error_code error;

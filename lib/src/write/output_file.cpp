@@ -118,12 +118,6 @@ std::string resolve_link(const std::string& path, const std::string& target, str
     return real;
 }
 
-mode_t new_file_mode() {
-    // umask can only be read by setting it; it is put back at once.
-    const mode_t mask = ::umask(022);
-    ::umask(mask);
-    return 0666 & ~mask;
-}
 
 }  // namespace
 
@@ -222,7 +216,7 @@ OutputFile::OutputFile(const std::string& path) {
     if (exists && ::faccessat(AT_FDCWD, final_path.c_str(), W_OK, AT_EACCESS) != 0)
         fail_input("cannot write " + target + ": " + errno_text(errno) +
                    " (the file exists and is not writable by you; tslice does not replace it)");
-    const mode_t mode = exists ? (info.st_mode & 07777) : new_file_mode();
+    const mode_t mode = exists ? (info.st_mode & 07777) : new_entry_mode(0666);
     temporary_ = std::make_unique<Temporary>(directory_, base, target);
     fd_ = temporary_->fd();
     final_path_ = final_path;
@@ -331,6 +325,13 @@ void OutputFile::commit(bool sync) {
         ::close(dir);
         if (!synced) fail_input("cannot sync the directory of " + name_ + ": " + errno_text(error));
     }
+}
+
+mode_t new_entry_mode(mode_t requested) {
+    // umask can only be read by setting it; it is put back at once.
+    const mode_t mask = ::umask(022);
+    ::umask(mask);
+    return requested & ~mask;
 }
 
 void remove_pending_temporary() noexcept {

@@ -3,6 +3,8 @@
 // over it, so that a failure leaves no partial file and never harms an existing one.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -11,6 +13,10 @@
 namespace tslice {
 
 class Temporary;
+
+// The mode a new file (0666) or directory (0777) gets from `requested`: as open and mkdir
+// give it, the umask's bits cleared. For what is made under another mode first (a temporary).
+mode_t new_entry_mode(mode_t requested);
 
 class OutputFile {
 public:

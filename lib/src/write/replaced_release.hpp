@@ -3,8 +3,8 @@
 // Renaming a result over an existing file drops the replaced file's last name, and whoever
 // drops its last reference frees its blocks. On a file system mounted with `discard` (common
 // on virtual disks and SSDs) ext4 then waits for the disk to discard every freed extent: 91 to
-// 154 ms for a 1 GiB file on the VM of docs/performance-log.md, half again as much as copying
-// it. A command that exits right after writing may hand that wait to a short-lived process of
+// 154 ms for a 1 GiB file on the VM of docs/performance-log.md, a third to a half of the time
+// of copying it. A command that exits right after writing may hand that wait to a short-lived process of
 // its own (release_replaced_files_after_exit in tslice/write.hpp): it holds the replaced file
 // until the command has exited, then lets it go, so the command returns once its result is in
 // place and the space comes back a moment later.

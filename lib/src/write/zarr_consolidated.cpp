@@ -2,14 +2,10 @@
 // (zarr_consolidated.hpp).
 #include "write/zarr_consolidated.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
+#include <cstdint>
 #include <system_error>
 
+#include "source/store_files.hpp"
 #include "tslice/error.hpp"
 #include "tslice/write.hpp"
 
@@ -20,34 +16,8 @@ using json::Node;
 
 namespace {
 
-std::string read_whole(const fs::path& path) {
-    const std::string shown = "'" + path.string() + "'";
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
-    struct stat info {};
-    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
-        fail_input("cannot read " + shown + ": it is not a file (a group's consolidated metadata is one)");
-    // Consolidated metadata lists every array of a hierarchy, a few hundred bytes each.
-    constexpr off_t kMostBytes = off_t{256} << 20;
-    if (info.st_size > kMostBytes)
-        fail_input("cannot read " + shown + ": it holds " + std::to_string(info.st_size) +
-                   " bytes, more than the 256 MiB tslice reads as a group's consolidated metadata");
-    std::string text(static_cast<std::size_t>(info.st_size), '\0');
-    std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t got = ::read(fd, text.data() + done, text.size() - done);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) fail_input("cannot read " + shown + ": " + std::strerror(errno));
-        if (got == 0) break;
-        done += static_cast<std::size_t>(got);
-    }
-    text.resize(done);
-    return text;
-}
+// Consolidated metadata lists every array of a hierarchy, a few hundred bytes each.
+constexpr std::uint64_t kMostBytes = std::uint64_t{256} << 20;
 
 Node parsed(const std::string& text, const std::string& where) {
     json::TreeErrors errors;
@@ -72,7 +42,9 @@ ConsolidatedMetadata::ConsolidatedMetadata(const fs::path& array) {
         const fs::path path = (written.empty() ? group : written) / ".zmetadata";
         if (fs::exists(path, error)) {
             const std::string where = "'" + path.string() + "'";
-            Node root = parsed(read_whole(path), where);
+            const auto bytes = read_file(path.string(), where, kMostBytes);
+            if (!bytes) fail_input(where + " was removed while tslice read it");
+            Node root = parsed(std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size()), where);
             const Node* metadata = json::member(root, "metadata");
             if (!metadata || metadata->kind != Node::Kind::Object)
                 fail_input(where + ": consolidated metadata without a \"metadata\" object; tslice writes the array "

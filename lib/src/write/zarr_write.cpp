@@ -23,6 +23,7 @@
 #include "read/result_reader.hpp"
 #include "source/zarr_codecs.hpp"
 #include "source/zarr_meta.hpp"
+#include "write/output_file.hpp"
 #include "write/zarr_consolidated.hpp"
 
 namespace tslice {
@@ -74,15 +75,8 @@ public:
         // (Dask's workers may run as another user): the mode of the store it replaces, else
         // what the umask gives a new directory.
         struct stat replaced {};
-        mode_t mode = 0;
-        if (::stat(target.c_str(), &replaced) == 0 && S_ISDIR(replaced.st_mode)) {
-            mode = replaced.st_mode & 07777;
-        } else {
-            mode = ::umask(022);
-            ::umask(mode);
-            mode = 0777 & ~mode;
-        }
-        ::chmod(pattern.c_str(), mode);
+        const bool replaces = ::stat(target.c_str(), &replaced) == 0 && S_ISDIR(replaced.st_mode);
+        ::chmod(pattern.c_str(), replaces ? replaced.st_mode & 07777 : new_entry_mode(0777));
         if (pattern.size() < sizeof g_store_path) {
             std::memcpy(g_store_path, pattern.c_str(), pattern.size() + 1);
             g_store = 1;

@@ -163,7 +163,7 @@ std::vector<std::byte> fill_bytes(const Node& v, const DType& dtype, const std::
         if (v.kind != Kind::String) bad(where, "\"fill_value\" of " + dtype.descr + " is not a base64 string");
         const std::vector<std::byte> bytes = base64_decode(v.text, where);
         if (bytes.size() > out.size()) bad(where, "\"fill_value\" is longer than an element of " + dtype.descr);
-        std::memcpy(out.data(), bytes.data(), bytes.size());
+        if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());  // an empty vector may have no buffer
         return out;
     }
     switch (dtype.kind) {

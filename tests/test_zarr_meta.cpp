@@ -126,44 +126,73 @@ TEST_CASE("zarr codecs: one buffer encodes chunk after chunk, larger and smaller
     }
 }
 
-TEST_CASE("zarr codecs: a chunk's first bytes decode alone where the codec can stop early") {
-    // Larger than zstd's blocks (128 KiB), so that a prefix ends blocks before the chunk does.
+TEST_CASE("zarr codecs: a part of a chunk decodes alone where the codec can do with less") {
+    // Larger than zstd's blocks (128 KiB) and blosc's, so that a part spans blocks and ends
+    // blocks before the chunk does.
     std::vector<std::byte> data(600000);
     for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::byte>((i * 2654435761u) >> 13 & 0x3F);
-    for (const auto id : {ZarrCompressor::Id::None, ZarrCompressor::Id::Zstd}) {
-        CAPTURE(static_cast<int>(id));
-        ZarrCompressor compressor;
-        compressor.id = id;
-        const std::vector<std::byte> stored = encode_zarr_chunk(compressor, data.data(), data.size(), 4);
-        for (const std::size_t prefix : {std::size_t{0}, std::size_t{1}, std::size_t{4096}, std::size_t{131073},
-                                         std::size_t{599999}}) {
-            CAPTURE(prefix);
-            std::vector<std::byte> part(data.size(), std::byte{0x55});
-            REQUIRE(decode_zarr_chunk_prefix(compressor, stored.data(), stored.size(), part.data(), data.size(), prefix,
-                                             "c"));
-            CHECK(std::equal(part.begin(), part.begin() + static_cast<std::ptrdiff_t>(prefix), data.begin()));
-            // Nothing past the prefix is written.
-            CHECK(std::all_of(part.begin() + static_cast<std::ptrdiff_t>(prefix), part.end(),
-                              [](std::byte b) { return b == std::byte{0x55}; }));
+    const std::pair<std::size_t, std::size_t> parts[] = {{0, 1}, {0, 4096}, {1, 131073}, {4093, 4100},
+                                                         {300000, 300004}, {131000, 599999}, {599996, 600000}};
+    for (const auto id : {ZarrCompressor::Id::None, ZarrCompressor::Id::Zstd, ZarrCompressor::Id::Zlib,
+                          ZarrCompressor::Id::Gzip, ZarrCompressor::Id::Blosc}) {
+        for (const int shuffle : {0, 1, 2}) {
+            if (shuffle != 1 && id != ZarrCompressor::Id::Blosc) continue;
+            CAPTURE(static_cast<int>(id));
+            CAPTURE(shuffle);
+            ZarrCompressor compressor;
+            compressor.id = id;
+            compressor.shuffle = shuffle;
+            const std::vector<std::byte> stored = encode_zarr_chunk(compressor, data.data(), data.size(), 4);
+            const bool stream = id != ZarrCompressor::Id::None && id != ZarrCompressor::Id::Blosc;
+            for (const auto& [begin, end] : parts) {
+                CAPTURE(begin);
+                CAPTURE(end);
+                CHECK(part_decode_bytes(compressor, begin, end, data.size()) == (stream ? end : end - begin));
+                std::vector<std::byte> part(data.size(), std::byte{0x55});
+                const bool decoded =
+                    decode_zarr_chunk_part(compressor, stored.data(), stored.size(), part.data(), data.size(), begin,
+                                           end, "c");
+                // A stream that would run to the chunk's end decodes it whole, with its checks.
+                REQUIRE(decoded == !(stream && end == data.size()));
+                if (!decoded) continue;
+                CHECK(std::equal(part.begin() + static_cast<std::ptrdiff_t>(begin),
+                                 part.begin() + static_cast<std::ptrdiff_t>(end),
+                                 data.begin() + static_cast<std::ptrdiff_t>(begin)));
+                // The rest of the chunk is not decoded: past the part nothing is written, except
+                // blosc's rounding to whole items.
+                const std::size_t written_to = id == ZarrCompressor::Id::Blosc ? (end + 3) / 4 * 4 : end;
+                CHECK(std::all_of(part.begin() + static_cast<std::ptrdiff_t>(written_to), part.end(),
+                                  [](std::byte b) { return b == std::byte{0x55}; }));
+            }
+            // The whole chunk is decode_zarr_chunk's, with its checks.
+            std::vector<std::byte> whole(data.size());
+            CHECK_FALSE(decode_zarr_chunk_part(compressor, stored.data(), stored.size(), whole.data(), whole.size(), 0,
+                                               whole.size(), "c"));
+            // A chunk cut short before the part ends, or of another declared size, is corrupt.
+            CHECK_THROWS_AS(decode_zarr_chunk_part(compressor, stored.data(), stored.size() / 8, whole.data(),
+                                                   whole.size(), 0, whole.size() - 1, "c"),
+                            Error);
+            // (zlib and gzip say no size: their part is read until it is out.)
+            if (!stream || id == ZarrCompressor::Id::Zstd) {
+                std::vector<std::byte> larger(data.size() + 8);
+                CHECK_THROWS_AS(decode_zarr_chunk_part(compressor, stored.data(), stored.size(), larger.data(),
+                                                       larger.size(), 0, 100, "c"),
+                                Error);
+            }
         }
-        // The whole chunk is decode_zarr_chunk's, with its checks.
-        std::vector<std::byte> whole(data.size());
-        CHECK_FALSE(decode_zarr_chunk_prefix(compressor, stored.data(), stored.size(), whole.data(), whole.size(),
-                                             whole.size(), "c"));
-        // A chunk cut short before the prefix ends, or of another declared size, is corrupt.
-        CHECK_THROWS_AS(decode_zarr_chunk_prefix(compressor, stored.data(), stored.size() / 8, whole.data(), whole.size(),
-                                                 whole.size() - 1, "c"),
-                        Error);
-        CHECK_THROWS_AS(decode_zarr_chunk_prefix(compressor, stored.data(), stored.size(), whole.data(), whole.size() + 8,
-                                                 100, "c"),
-                        Error);
     }
-    // Codecs that cannot stop early say so, and the caller decodes the whole chunk.
-    for (const auto id : {ZarrCompressor::Id::Blosc, ZarrCompressor::Id::Zlib, ZarrCompressor::Id::Gzip}) {
-        ZarrCompressor compressor;
-        compressor.id = id;
-        const std::vector<std::byte> stored = encode_zarr_chunk(compressor, data.data(), data.size(), 4);
-        std::vector<std::byte> part(data.size());
-        CHECK_FALSE(decode_zarr_chunk_prefix(compressor, stored.data(), stored.size(), part.data(), part.size(), 10, "c"));
-    }
+}
+
+TEST_CASE("zarr codecs: a zlib stream that ends before its chunk is corrupt, read in part or whole") {
+    std::vector<std::byte> data(1000, std::byte{7});
+    ZarrCompressor compressor;
+    compressor.id = ZarrCompressor::Id::Zlib;
+    const std::vector<std::byte> stored = encode_zarr_chunk(compressor, data.data(), data.size(), 1);
+    std::vector<std::byte> out(2000);
+    // The stream ends at 1000 bytes: a part ending there, of a chunk of 2000, is a short chunk.
+    CHECK_THROWS_WITH_AS(decode_zarr_chunk_part(compressor, stored.data(), stored.size(), out.data(), out.size(), 0,
+                                                1000, "c"),
+                         doctest::Contains("decompresses to 1000 bytes, not the chunk's 2000"), Error);
+    CHECK_THROWS_WITH_AS(decode_zarr_chunk(compressor, stored.data(), stored.size(), out.data(), out.size(), "c"),
+                         doctest::Contains("decompresses to 1000 bytes, not the chunk's 2000"), Error);
 }

@@ -5,8 +5,8 @@
 //   - a chunk that decodes gives exactly the chunk's bytes (decode_zarr_chunk fills `out`
 //     whole or throws);
 //   - what decodes, encoded again with the same compressor, decodes to the same bytes;
-//   - a part from the chunk's start decoded alone (decode_zarr_chunk_prefix) is the same
-//     bytes as the whole chunk's start.
+//   - a part of the chunk decoded alone (decode_zarr_chunk_part) is the same bytes as that
+//     part of the whole chunk.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -38,14 +38,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!nul || chunk_bytes > (std::uint64_t{1} << 24)) return 0;
     const std::byte* stored = bytes + text_size + 1;
     const std::size_t stored_size = size - text_size - 1;
-    // A part from the chunk's start, decoded alone where the codec can stop early: only Input
-    // errors, and where the whole chunk decodes too, the same bytes.
-    const std::size_t prefix = chunk_bytes == 0 ? 0 : stored_size * 2654435761u % chunk_bytes;
+    // A part of the chunk, decoded alone where the codec can: only Input errors, and where the
+    // whole chunk decodes too, the same bytes.
+    std::size_t begin = 0, end = 0;
+    if (chunk_bytes > 0) {
+        begin = stored_size * 2654435761u % chunk_bytes;
+        end = begin + 1 + stored_size * 40503u % (chunk_bytes - begin);
+    }
     std::vector<std::byte> part(static_cast<std::size_t>(chunk_bytes));
     bool part_decoded = false;
     try {
-        part_decoded =
-            decode_zarr_chunk_prefix(meta.compressor, stored, stored_size, part.data(), part.size(), prefix, "the chunk");
+        part_decoded = decode_zarr_chunk_part(meta.compressor, stored, stored_size, part.data(), part.size(), begin, end,
+                                              "the chunk");
     } catch (const Error& error) {
         TSLICE_FUZZ_CHECK(error.kind() == ErrorKind::Input);
     }
@@ -57,7 +61,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     if (part_decoded)
-        TSLICE_FUZZ_CHECK(std::equal(part.begin(), part.begin() + static_cast<std::ptrdiff_t>(prefix), out.begin()));
+        TSLICE_FUZZ_CHECK(std::equal(part.begin() + static_cast<std::ptrdiff_t>(begin),
+                                     part.begin() + static_cast<std::ptrdiff_t>(end),
+                                     out.begin() + static_cast<std::ptrdiff_t>(begin)));
     const std::vector<std::byte> again = encode_zarr_chunk(meta.compressor, out.data(), out.size(), meta.dtype.itemsize);
     std::vector<std::byte> back(out.size());
     decode_zarr_chunk(meta.compressor, again.data(), again.size(), back.data(), back.size(), "the chunk");

@@ -6,6 +6,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -32,16 +33,20 @@ void check_zstd_frame(const std::byte* data, std::size_t size, std::size_t expec
 }
 
 // zlib and gzip streams (windowBits 15, or 15 + 16 for gzip's header and trailer) inflated
-// into exactly `expected` bytes.
-void inflate_exact(const std::byte* data, std::size_t size, std::byte* out, std::size_t expected, bool gzip,
-                   const std::string& what) {
+// into a chunk of `expected` bytes: the whole chunk, checked to end there; or, for `until`
+// under `expected`, its first `until` bytes, the rest of the stream not read.
+void inflate_chunk(const std::byte* data, std::size_t size, std::byte* out, std::size_t expected, std::size_t until,
+                   bool gzip, const std::string& what) {
     z_stream stream{};
     if (inflateInit2(&stream, gzip ? 15 + 16 : 15) != Z_OK) fail_input("cannot start zlib for " + what);
+    const bool whole = until >= expected;
+    const std::size_t wanted = whole ? expected : until;
     std::size_t in_done = 0, out_done = 0;
     int status = Z_OK;
     // zlib's counters are 32-bit: large buffers go through in pieces.
     constexpr std::size_t kPiece = std::size_t{1} << 30;
     do {
+        if (!whole && out_done == wanted) break;
         stream.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(data + in_done));
         stream.avail_in = static_cast<uInt>(std::min(kPiece, size - in_done));
         stream.next_out = reinterpret_cast<Bytef*>(out + out_done);
@@ -49,7 +54,7 @@ void inflate_exact(const std::byte* data, std::size_t size, std::byte* out, std:
         std::byte spare[1];
         const bool at_end = out_done == expected;
         if (at_end) stream.next_out = reinterpret_cast<Bytef*>(spare);
-        stream.avail_out = at_end ? 1 : static_cast<uInt>(std::min(kPiece, expected - out_done));
+        stream.avail_out = at_end ? 1 : static_cast<uInt>(std::min(kPiece, wanted - out_done));
         const uInt in_before = stream.avail_in, out_before = stream.avail_out;
         status = inflate(&stream, Z_NO_FLUSH);
         in_done += in_before - stream.avail_in;
@@ -63,11 +68,27 @@ void inflate_exact(const std::byte* data, std::size_t size, std::byte* out, std:
     } while (status == Z_OK);
     const char* message = stream.msg;
     inflateEnd(&stream);
-    if (status != Z_STREAM_END)
-        corrupt(what, std::string(gzip ? "gzip" : "zlib") + " data " + (message ? message : "ends early"));
-    if (out_done != expected)
+    const auto short_chunk = [&] {
         corrupt(what, "it decompresses to " + std::to_string(out_done) + " bytes, not the chunk's " +
                           std::to_string(expected));
+    };
+    if (status == Z_STREAM_END && out_done < expected) short_chunk();
+    if (!whole && out_done == wanted) return;
+    if (status != Z_STREAM_END)
+        corrupt(what, std::string(gzip ? "gzip" : "zlib") + " data " + (message ? message : "ends early"));
+    if (out_done != expected) short_chunk();
+}
+
+// A blosc chunk's header holds together and says the chunk's size.
+void check_blosc_header(const std::byte* data, std::size_t size, std::size_t expected, const std::string& what) {
+    std::size_t nbytes = 0;
+    if (size < BLOSC_MIN_HEADER_LENGTH || blosc_cbuffer_validate(data, size, &nbytes) != 0)
+        corrupt(what, "it is not blosc data (or is cut short)");
+    if (nbytes != expected)
+        corrupt(what, "its blosc header says " + std::to_string(nbytes) + " bytes, not the chunk's " +
+                          std::to_string(expected));
+    if (expected > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+        corrupt(what, "blosc holds at most 2 GiB a chunk");
 }
 
 std::vector<std::byte> deflate_all(const std::byte* data, std::size_t size, int level, bool gzip) {
@@ -129,7 +150,7 @@ void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, 
             return;
         case ZarrCompressor::Id::Zlib:
         case ZarrCompressor::Id::Gzip:
-            inflate_exact(data, size, out, expected, compressor.id == ZarrCompressor::Id::Gzip, what);
+            inflate_chunk(data, size, out, expected, expected, compressor.id == ZarrCompressor::Id::Gzip, what);
             return;
         case ZarrCompressor::Id::Zstd: {
             check_zstd_frame(data, size, expected, what);
@@ -143,14 +164,7 @@ void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, 
             return;
         }
         case ZarrCompressor::Id::Blosc: {
-            std::size_t nbytes = 0;
-            if (size < BLOSC_MIN_HEADER_LENGTH || blosc_cbuffer_validate(data, size, &nbytes) != 0)
-                corrupt(what, "it is not blosc data (or is cut short)");
-            if (nbytes != expected)
-                corrupt(what, "its blosc header says " + std::to_string(nbytes) + " bytes, not the chunk's " +
-                                  std::to_string(expected));
-            if (expected > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-                corrupt(what, "blosc holds at most 2 GiB a chunk");
+            check_blosc_header(data, size, expected, what);
             const int got = blosc_decompress_ctx(data, out, expected, 1);
             if (got < 0 || static_cast<std::size_t>(got) != expected)
                 corrupt(what, "blosc could not decompress it (error " + std::to_string(got) + ")");
@@ -159,25 +173,61 @@ void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, 
     }
 }
 
-bool decodes_prefix(const ZarrCompressor& compressor) {
-    return compressor.id == ZarrCompressor::Id::None || compressor.id == ZarrCompressor::Id::Zstd;
+std::size_t part_decode_bytes(const ZarrCompressor& compressor, std::size_t begin, std::size_t end,
+                              std::size_t expected) {
+    switch (compressor.id) {
+        case ZarrCompressor::Id::None:
+        case ZarrCompressor::Id::Blosc:
+            return end - begin;
+        case ZarrCompressor::Id::Zlib:
+        case ZarrCompressor::Id::Gzip:
+        case ZarrCompressor::Id::Zstd:
+            return end;
+    }
+    return expected;
 }
 
-bool decode_zarr_chunk_prefix(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
-                              std::byte* out, std::size_t expected, std::size_t prefix, const std::string& what) {
-    if (prefix >= expected || !decodes_prefix(compressor)) return false;
-    if (compressor.id == ZarrCompressor::Id::None) {
-        // The stored size is still checked: a chunk of the wrong size is as corrupt here as
-        // when it is read whole.
-        check_stored_size(size, expected, what);
-        if (prefix > 0) std::memcpy(out, data, prefix);
-        return true;
+bool decode_zarr_chunk_part(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
+                            std::byte* out, std::size_t expected, std::size_t begin, std::size_t end,
+                            const std::string& what) {
+    if (begin >= end || end > expected || (begin == 0 && end == expected)) return false;
+    switch (compressor.id) {
+        case ZarrCompressor::Id::None:
+            // The stored size is still checked: a chunk of the wrong size is as corrupt here as
+            // when it is read whole.
+            check_stored_size(size, expected, what);
+            std::memcpy(out + begin, data + begin, end - begin);
+            return true;
+        case ZarrCompressor::Id::Zlib:
+        case ZarrCompressor::Id::Gzip:
+            if (end == expected) return false;
+            inflate_chunk(data, size, out, expected, end, compressor.id == ZarrCompressor::Id::Gzip, what);
+            return true;
+        case ZarrCompressor::Id::Blosc: {
+            check_blosc_header(data, size, expected, what);
+            // blosc_getitem counts in the items of the header's typesize, and decodes only the
+            // blocks that hold them, each into a buffer of its own, in the calling thread.
+            std::size_t typesize = 0;
+            int flags = 0;
+            blosc_cbuffer_metainfo(data, &typesize, &flags);
+            if (typesize == 0) return false;
+            const std::size_t first = begin / typesize, last = (end + typesize - 1) / typesize;
+            // A chunk whose size is not whole items keeps its last bytes apart: read whole.
+            if (last * typesize > expected) return false;
+            const int got = blosc_getitem(data, static_cast<int>(first), static_cast<int>(last - first),
+                                          out + first * typesize);
+            if (got < 0 || static_cast<std::size_t>(got) != (last - first) * typesize)
+                corrupt(what, "blosc could not decompress it (error " + std::to_string(got) + ")");
+            return true;
+        }
+        case ZarrCompressor::Id::Zstd:
+            break;
     }
-    // zstd
+    if (end == expected) return false;
     check_zstd_frame(data, size, expected, what);
-    // A stream decoder stops once `prefix` bytes are out: it decodes a block (at most
-    // 128 KiB) at a time, so the rest of the chunk is never decoded. Kept per thread,
-    // with its window, for the chunks that follow.
+    // A stream decoder stops once `end` bytes are out: it decodes a block (at most 128 KiB)
+    // at a time, so the rest of the chunk is never decoded. Kept per thread, with its window,
+    // for the chunks that follow.
     struct Decoder {
         ZSTD_DCtx* context = ZSTD_createDCtx();
         ~Decoder() { ZSTD_freeDCtx(context); }
@@ -186,7 +236,7 @@ bool decode_zarr_chunk_prefix(const ZarrCompressor& compressor, const std::byte*
     if (!decoder.context) return false;
     ZSTD_DCtx_reset(decoder.context, ZSTD_reset_session_only);
     ZSTD_inBuffer input{data, size, 0};
-    ZSTD_outBuffer output{out, prefix, 0};
+    ZSTD_outBuffer output{out, end, 0};
     while (output.pos < output.size) {
         const std::size_t before_in = input.pos, before_out = output.pos;
         const std::size_t hint = ZSTD_decompressStream(decoder.context, &output, &input);

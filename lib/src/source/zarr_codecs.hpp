@@ -37,16 +37,25 @@ ZarrCompressor parse_zarr_compressor(const json::Node* value, const std::string&
 void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, std::size_t size, std::byte* out,
                        std::size_t expected, const std::string& what);
 
-// The first `prefix` bytes of a chunk of `expected` bytes (prefix < expected) into `out`, the
-// rest never decoded, where the codec can stop early (zstd; none, its size checked); false
-// where it cannot (the caller decodes the whole chunk). A part of a chunk that lies before the
-// end of the chunk's bytes in its order (the first rows of a C-order chunk: one time step of a
-// chunk of many) is read at the cost of that part. Error(Input) as decode_zarr_chunk for what
-// is corrupt before `prefix`; what lies after it is not looked at.
-// Whether decode_zarr_chunk_prefix can stop early for this compressor.
-bool decodes_prefix(const ZarrCompressor& compressor);
-bool decode_zarr_chunk_prefix(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
-                              std::byte* out, std::size_t expected, std::size_t prefix, const std::string& what);
+// A part of a chunk alone: bytes [begin, end) of a chunk of `expected` bytes land at
+// out + begin, where the codec can decode less than the whole chunk; other bytes of `out`
+// may be written too. What each codec decodes for it (part_decode_bytes):
+//   - zstd, zlib and gzip are streams: they decode from the chunk's start and stop once `end`
+//     bytes are out, so a part near the start (one time step of a C-order chunk of many) costs
+//     that part;
+//   - blosc decodes only its blocks (a few hundred KiB each) that hold the part
+//     (blosc_getitem);
+//   - none copies the part, its stored size checked.
+// Returns false where the codec cannot, or the part is the whole chunk: the caller decodes the
+// whole chunk. Error(Input) as decode_zarr_chunk for what is corrupt in what it decodes; what
+// it does not decode is not looked at.
+bool decode_zarr_chunk_part(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,
+                            std::byte* out, std::size_t expected, std::size_t begin, std::size_t end,
+                            const std::string& what);
+// The bytes decode_zarr_chunk_part decodes for that part (`expected` where it decodes the
+// whole chunk), before blosc rounds the part out to its blocks.
+std::size_t part_decode_bytes(const ZarrCompressor& compressor, std::size_t begin, std::size_t end,
+                              std::size_t expected);
 
 // Encodes a chunk of `size` bytes of elements of `itemsize` bytes (blosc's shuffle needs it).
 std::vector<std::byte> encode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, std::size_t size,

@@ -37,8 +37,8 @@ public:
     ~ChunkBytes() { unmap(); }
 
     // False where the file does not exist (open_file). `whole`: every byte will be read, so a
-    // mapping's pages are mapped in at once; else only those read are (a chunk decoded only up
-    // to the part a box needs reads the start of its stored bytes).
+    // mapping's pages are mapped in at once; else only those read are (a chunk decoded only in
+    // part reads the start of a stream's stored bytes, or some of blosc's blocks).
     bool load(std::vector<std::byte>& buffer, const std::string& path, const std::string& shown, std::uint64_t limit,
               bool whole) {
         unmap();
@@ -111,14 +111,18 @@ std::vector<std::int64_t> chunk_strides(const ZarrArrayMeta& meta) {
     return strides;
 }
 
-// How many bytes from its start a decoded chunk must hold for the part inside the box, whose
-// last array indices are `to` - 1: just past that last element.
-std::size_t chunk_bytes_needed(const ZarrArrayMeta& meta, const std::vector<std::int64_t>& origin,
-                               const std::vector<std::int64_t>& to) {
+// The bytes of a decoded chunk that hold its part inside the box, whose array indices run
+// from `from` to `to` - 1: from the first of them to just past the last.
+std::pair<std::size_t, std::size_t> chunk_bytes_needed(const ZarrArrayMeta& meta, const std::vector<std::int64_t>& origin,
+                                                       const std::vector<std::int64_t>& from,
+                                                       const std::vector<std::int64_t>& to) {
     const std::vector<std::int64_t> strides = chunk_strides(meta);
-    auto end = static_cast<std::int64_t>(meta.dtype.itemsize);
-    for (std::size_t k = 0; k < strides.size(); ++k) end += (to[k] - 1 - origin[k]) * strides[k];
-    return static_cast<std::size_t>(end);
+    std::int64_t begin = 0, end = static_cast<std::int64_t>(meta.dtype.itemsize);
+    for (std::size_t k = 0; k < strides.size(); ++k) {
+        begin += (from[k] - origin[k]) * strides[k];
+        end += (to[k] - 1 - origin[k]) * strides[k];
+    }
+    return {static_cast<std::size_t>(begin), static_cast<std::size_t>(end)};
 }
 
 // Copies the part of a decoded chunk inside the box: `from`/`to` the array indices of the
@@ -260,16 +264,16 @@ public:
                 }
                 const fs::path path = dir / meta.chunk_key(grid);
                 const std::string what = "the chunk " + inside(root_, path);
-                // Where the part inside the box ends well before the chunk does (one time step
-                // of a chunk of many), only the bytes up to it are decoded, from the start of
-                // the stored bytes.
-                const std::size_t needed = chunk_bytes_needed(meta, origin, to);
-                const bool in_part = needed <= chunk_bytes / 4 * 3 && decodes_prefix(meta.compressor);
+                // Where the part inside the box is well under the chunk (one time step of a
+                // chunk of many), only what the codec needs for it is decoded: the stream
+                // codecs up to its end, blosc the blocks that hold it.
+                const auto [begin, end] = chunk_bytes_needed(meta, origin, from, to);
+                const bool in_part = part_decode_bytes(meta.compressor, begin, end, chunk_bytes) <= chunk_bytes / 4 * 3;
                 if (!chunk.load(stored, path.string(), what, stored_limit, !in_part)) {
                     fill_region(meta, box, from, to, dst);
                 } else {
-                    if (!in_part || !decode_zarr_chunk_prefix(meta.compressor, chunk.data(), chunk.size(), decoded.data(),
-                                                              chunk_bytes, needed, what))
+                    if (!in_part || !decode_zarr_chunk_part(meta.compressor, chunk.data(), chunk.size(), decoded.data(),
+                                                            chunk_bytes, begin, end, what))
                         decode_zarr_chunk(meta.compressor, chunk.data(), chunk.size(), decoded.data(), chunk_bytes,
                                           what);
                     place(meta, decoded.data(), box, origin, from, to, dst);

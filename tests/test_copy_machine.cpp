@@ -185,3 +185,16 @@ TEST_CASE("copy_machine: short rows of elements several lines apart are prefetch
     CHECK_FALSE(choose_stream_settings(facts).prefetch_strided_bands);
     CHECK(choose_stream_settings(facts).prefetch_why.find("AMD") != std::string::npos);
 }
+
+TEST_CASE("copy_machine: on Zen 4, rows stepping over several elements within a line stream and prefetch further") {
+    MachineFacts facts;
+    facts.llc_bytes = 32 * kMiB;
+    CHECK(choose_stream_settings(facts).streamed_stepped_row_bytes == 0);
+    CHECK(choose_stream_settings(facts).resident_stepped_prefetch_factor == 1);
+    facts.stepped_rows_gain_streams_and_further_prefetch = true;  // AMD family 0x19 with AVX-512
+    const auto settings = choose_stream_settings(facts);
+    CHECK(settings.streamed_stepped_row_bytes == 256);
+    CHECK(settings.resident_stepped_prefetch_factor == 2);
+    CHECK(settings.streamed_step_why.find("Zen 4") != std::string::npos);
+    CHECK(settings.prefetch_why.find("Zen 4") != std::string::npos);
+}

@@ -21,6 +21,21 @@
 using namespace tslice;
 using namespace copy_fixture;
 
+TEST_CASE("copy: rows stepping over several elements within a line prefetch as far as the machine says") {
+    // Every 5th float32 of 4 KiB rows: 64 lines a row.
+    View view = View::contiguous({1000, 1024}, 4);
+    view.shape = {1000, 205};
+    view.byte_strides = {4096, 20};
+    if (!plan_copy(view).set->prefetch) return;
+    // Read from memory the process holds, as far as the machine's factor; from a mapping, 64 lines.
+    CHECK(plan_copy(view, InputMemory::Resident).prefetch_ahead == stream_settings().resident_stepped_prefetch_factor);
+    CHECK(plan_copy(view, InputMemory::Mapped).prefetch_ahead == 1);
+    // Every other element does not step further: 64 lines, the next row.
+    view.shape = {1000, 512};
+    view.byte_strides = {4096, 8};
+    CHECK(plan_copy(view, InputMemory::Resident).prefetch_ahead == 1);
+}
+
 TEST_CASE("copy: the prefetch distance is a setting in lines, and none is no prefetching at all") {
     // Rows of 3 float32 8 bytes apart, 32 bytes from row to row: one line a row.
     View view = View::contiguous({1000, 8}, 4);
@@ -76,7 +91,9 @@ TEST_CASE("copy: the prefetch distance is a setting in lines, and none is no pre
     CHECK(plan_copy(shorter).prefetch_ahead == (prefetches ? 32 : 0));  // 2 lines a row
     const View stepped = apply_plan(plan_index(parse_index_expr("[:, :, :1000:16]"), cube), View::contiguous(cube, 4));
     CHECK(plan_copy(stepped).bands == prefetches);
-    CHECK(plan_copy(stepped).prefetch_ahead == (prefetches ? 1 : 0));  // 63 lines a row
+    // 63 lines a row, a line apart: a row, or as many as the machine's factor (copy_machine.cpp).
+    CHECK(plan_copy(stepped).prefetch_ahead == (prefetches ? stream_settings().resident_stepped_prefetch_factor : 0));
+    CHECK(plan_copy(stepped, InputMemory::Mapped).prefetch_ahead == (prefetches ? 1 : 0));
 
     // A gather's rows are prefetched for twice the lines: 8 rows of 1 KiB where a slice of
     // such rows takes 4; a row of 64 float32 4 rows ahead rather than 2.

@@ -483,10 +483,14 @@ TEST_CASE("kernels: which copies stream by choice, and forcing it either way") {
     CHECK(streams(sliced(4, {64, 1024, 1024}, "[:, :, ::-1]")) == can);
     CHECK(streams(sliced(4, {64, 1024, 1024}, "[:, :, ::2]")) == (can && stream_settings().streamed_step_items >= 2));
     CHECK(streams(sliced(4, {64, 1024, 1024}, "[:, :, 100:900]")) == can);
-    // Short rows, or sparse ones, are bound by their reads: not streamed.
+    // Short rows, or sparse ones, are bound by their reads: not streamed; rows stepping over
+    // more elements within a line, only where the machine gains from it (copy_machine.cpp).
     CHECK_FALSE(streams(sliced(4, {64, 1024, 1024}, "[:, :, 0:64]")));
-    CHECK_FALSE(streams(sliced(4, {64, 1024, 1024}, "[:, :, ::3]")));
-    CHECK_FALSE(streams(sliced(4, {64, 1024, 1024}, "[:, :, ::-8]")));
+    CHECK_FALSE(streams(sliced(4, {64, 1024, 1024}, "[:, :, ::20]")));
+    const std::size_t stepped_from = stream_settings().streamed_stepped_row_bytes;
+    CHECK(streams(sliced(4, {64, 1024, 1024}, "[:, :, ::3]")) == (can && stepped_from > 0 && stepped_from <= 342 * 4));
+    CHECK(streams(sliced(4, {64, 1024, 1024}, "[:, :, ::-8]")) == (can && stepped_from > 0 && stepped_from <= 128 * 4));
+    CHECK_FALSE(streams(sliced(1, {64, 1024, 1024}, "[:, :, ::40]")));  // rows of 26 bytes
     // Below the threshold, nothing streams.
     CHECK_FALSE(copy_streams(plan_copy(sliced(4, {64, 1024, 1024}, "[1:-1]")), 1000));
     set_stream_choice(StreamChoice::Always);

@@ -200,6 +200,7 @@ MachineFacts read_machine_facts() {
     __builtin_cpu_init();
     facts.own_stream_loop_faster =
         glibc.vendor == GlibcFacts::Vendor::Amd && glibc.family >= 0x19 && __builtin_cpu_supports("avx512f");
+    facts.stepped_rows_gain_streams_and_further_prefetch = facts.own_stream_loop_faster;
 #endif
     facts.streamed_stores_share_fill_buffers = glibc.vendor == GlibcFacts::Vendor::Intel;
     facts.hardware_follows_strided_rows = glibc.vendor == GlibcFacts::Vendor::Amd;
@@ -246,6 +247,21 @@ StreamSettings choose_stream_settings(const MachineFacts& facts) {
     } else {
         settings.streamed_step_why = "rows stepping by at most two elements";
     }
+    // Rows that step over more elements within a line (float32 [:, :, ::3], [:, :, ::5],
+    // [:, :, ::-8], float64 [:, :, ::3]) read every line and write a fraction of it. On Zen 4
+    // their streamed stores, which spare reading the output lines, were faster in each case
+    // (float64 [:, :, ::3] 43.5-45.0 ms against 62.0-67.1, float32 [:, :, ::5] 44.4-46.3
+    // against 52.1-56.4, [:, :, ::3] 55.5-61.2 against 64.0-66.3, [:, :, ::-8] 38.9-42.4
+    // against 41.8-44.4; uint8 [:, :, ::7] and [:, :, ::40] the same either way; an earlier
+    // sweep had every third float32 1.36x slower streamed, which no longer holds). On the EPYC
+    // with AVX2 some were slower streamed ([:, ::3, 1::4] 50.3 against 45.8 ms, uint8
+    // [:, :, ::7] 187 against 146); on the Xeon float32 [:, :, ::5] and [:, :, ::-8] were
+    // faster (0.86 to 0.98) but uint8 [:, :, ::7] 7% slower. So only Zen 4 and later stream
+    // them, rows of 256 bytes or more (shorter ones are bound by their loads' latency).
+    if (facts.stepped_rows_gain_streams_and_further_prefetch) {
+        settings.streamed_stepped_row_bytes = 256;
+        settings.streamed_step_why += "; on AMD Zen 4, rows of 256 bytes or more stepping further within a line too";
+    }
     // Rows of a few elements each several lines apart, within a page (float32 [:, :, ::100]:
     // rows of 11 elements 400 bytes apart, 4 KiB from one row to the next): on AMD the
     // software prefetches of the rows ahead only cost, the hardware's own following them
@@ -256,6 +272,24 @@ StreamSettings choose_stream_settings(const MachineFacts& facts) {
     if (facts.hardware_follows_strided_rows) {
         settings.prefetch_strided_bands = false;
         settings.prefetch_why = "; not for short rows of elements 257 bytes to 1 KiB apart: on AMD the hardware follows them";
+    }
+    // The same rows (float32 [:, :, ::5], uint8 [:, :, ::7], [:, ::3, 1::4], [:, :, ::-8])
+    // wait on their loads. On Zen 4 (this project's development VM), from memory the process
+    // holds, prefetching them 128 lines ahead instead of 64 was 5 to 14% faster in three of
+    // the four, three alternating rounds of the bench before streaming them (float32
+    // [:, :, ::5] 50.7-52.9 ms against 54.7-57.8, [:, ::3, 1::4] 21.5-26.3 against 24.2-29.0,
+    // [:, :, ::-8] 41.1-42.9 against 47.0-48.3; uint8 [:, :, ::7] within the noise), and with
+    // both changes 12 to 25% faster in all four (float32 [:, :, ::5] 44.3-46.2 against
+    // 56.6-62.0, uint8 [:, :, ::7] 55.7-56.2 against 64.2-67.2), while the reversals, which
+    // step by one element, were as fast or faster at 64 (uint8 [:, :, ::-1] 48.0 against
+    // 53.0). Four times as far was slower on the Xeon (float32 [:, :, ::5] 110.7 against
+    // 92.3 ms) and on the EPYC with AVX2 (109.8 against 103.9; uint8 [:, :, ::7] 186.1
+    // against 145.8), so only Zen 4 and later go further. A file mapping's copy keeps 64: its
+    // faults dominate, and 128 lines made the tool slower there (copy_plan.cpp).
+    if (facts.stepped_rows_gain_streams_and_further_prefetch) {
+        settings.resident_stepped_prefetch_factor = 2;
+        settings.prefetch_why += "; twice as far for rows stepping over 3 or more elements within a line, in memory "
+                                 "tslice holds: faster so on AMD Zen 4";
     }
     return settings;
 }

@@ -59,6 +59,10 @@ struct MachineFacts {
     bool streamed_stores_share_fill_buffers = false;
     // An AMD CPU: its hardware prefetchers follow short rows of elements several lines apart.
     bool hardware_follows_strided_rows = false;
+    // An AMD CPU of family 0x19 or later with AVX-512 (Zen 4 and later): rows that step over
+    // several elements within a line copied faster with streamed stores, and, read from memory
+    // the process holds, prefetched further ahead.
+    bool stepped_rows_gain_streams_and_further_prefetch = false;
 };
 
 MachineFacts read_machine_facts();
@@ -72,10 +76,18 @@ struct StreamSettings {
     std::string memcpy_why;
     // Rows that step over at most this many elements may stream (1: dense rows only).
     int streamed_step_items = 2;
+    // Rows that step over more elements, at most a line apart, stream too where their output
+    // rows hold this many bytes or more (0: never).
+    std::size_t streamed_stepped_row_bytes = 0;
     std::string streamed_step_why;
     // Whether short rows of elements more than 256 bytes (but under 1 KiB) apart, copied in
     // bands, are prefetched in software.
     bool prefetch_strided_bands = true;
+    // How many times prefetch_lines() ahead rows are prefetched whose elements lie more than
+    // two elements and at most a line apart (every line read, never streamed), in memory the
+    // process holds (InputMemory::Resident; a file mapping's copy faults its pages in as it
+    // goes, and prefetches further ahead then only fault sooner).
+    int resident_stepped_prefetch_factor = 1;
     std::string prefetch_why;
 };
 

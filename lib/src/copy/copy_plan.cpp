@@ -120,7 +120,15 @@ CopyPlan plan_copy(const View& view, InputMemory memory) {
     } else if (plan.set->tile != nullptr && wants_tiles(layout)) {
         plan.method = CopyPlan::Method::Tiles;
     }
-    const std::int64_t ahead_lines = prefetch_lines();
+    std::int64_t ahead_lines = prefetch_lines();
+    {
+        // Rows stepping over several elements within a line, in memory the process holds:
+        // further ahead where the machine gains from it (copy_machine.cpp).
+        const std::int64_t step = std::abs(plan.inner_stride);
+        if (memory == InputMemory::Resident && !table && step > 2 * static_cast<std::int64_t>(layout.itemsize) &&
+            step <= 64)
+            ahead_lines *= machine_settings().resident_stepped_prefetch_factor;
+    }
     if (plan.set->prefetch && plan.method != CopyPlan::Method::Tiles && ahead_lines > 0) {
         // A row that walks the table reads a line per element, wherever the entries say.
         const std::int64_t stride = std::abs(plan.inner_stride);
@@ -170,8 +178,13 @@ bool copy_streams(const CopyPlan& plan, std::int64_t count) {
     const auto step = static_cast<std::size_t>(std::abs(plan.inner_stride));
     const bool can_stream = plan.set->stream_copy != nullptr && plan.layout.itemsize <= kStageBytes / 8;
     if (choice != StreamChoice::Chosen) return can_stream && choice == StreamChoice::Always;
-    const auto step_items = static_cast<std::size_t>(machine_settings().streamed_step_items);
-    return can_stream && row_bytes >= kStreamRowBytes && step <= step_items * plan.layout.itemsize &&
+    const StreamSettings& settings = machine_settings();
+    const std::size_t within_steps = static_cast<std::size_t>(settings.streamed_step_items) * plan.layout.itemsize;
+    const bool stepping = row_bytes >= kStreamRowBytes && step <= within_steps;
+    // Where the machine gains from it, rows stepping further within a line (copy_machine.cpp).
+    const bool stepping_further = settings.streamed_stepped_row_bytes > 0 && step > within_steps && step <= 64 &&
+                                  row_bytes >= settings.streamed_stepped_row_bytes;
+    return can_stream && (stepping || stepping_further) &&
            static_cast<std::size_t>(count) * plan.layout.itemsize >= stream_threshold();
 }
 

@@ -21,8 +21,10 @@ View normalise(const View& view);
 // Where copy_view's input lies: in memory the process holds, its pages mapped already
 // (Resident: a buffer it filled, a small deflated .npz member inflated whole), or in a file
 // mapping whose pages the copy's own reads fault in (Mapped: a file, or the temporary file a
-// piped input or a large deflated member is spooled to). One kernel choice depends on it:
-// the unrolled plain loop, faster on the first and slower on the second (kernels_body.hpp).
+// piped input or a large deflated member is spooled to). Two choices depend on it: the
+// unrolled plain loop, faster on the first and slower on the second (kernels_body.hpp); and,
+// where the machine gains from it, a further prefetch of rows stepping over several elements
+// (copy_machine.cpp), which a mapping's faults make no faster.
 enum class InputMemory { Resident, Mapped };
 
 // Copies elements [first, first + count) of `view` (in C order of the view's shape) from

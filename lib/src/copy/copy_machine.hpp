@@ -84,9 +84,9 @@ struct StreamSettings {
     // bands, are prefetched in software.
     bool prefetch_strided_bands = true;
     // How many times prefetch_lines() ahead rows are prefetched whose elements lie more than
-    // two elements and at most a line apart (every line read, never streamed), in memory the
-    // process holds (InputMemory::Resident; a file mapping's copy faults its pages in as it
-    // goes, and prefetches further ahead then only fault sooner).
+    // two elements and at most a line apart (every line read), in memory the process holds
+    // (InputMemory::Resident; a file mapping's copy faults its pages in as it goes, and
+    // prefetches further ahead then only fault sooner).
     int resident_stepped_prefetch_factor = 1;
     std::string prefetch_why;
 };

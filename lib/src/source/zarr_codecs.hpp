@@ -43,8 +43,8 @@ void decode_zarr_chunk(const ZarrCompressor& compressor, const std::byte* data, 
 //   - zstd, zlib and gzip are streams: they decode from the chunk's start and stop once `end`
 //     bytes are out, so a part near the start (one time step of a C-order chunk of many) costs
 //     that part;
-//   - blosc decodes only its blocks (a few hundred KiB each) that hold the part
-//     (blosc_getitem);
+//   - blosc decodes only the blocks that hold the part (blosc_getitem; blosc cuts a chunk
+//     into blocks of a size it chose when it compressed it);
 //   - none copies the part, its stored size checked.
 // Returns false where the codec cannot, or the part is the whole chunk: the caller decodes the
 // whole chunk. Error(Input) as decode_zarr_chunk for what is corrupt in what it decodes; what

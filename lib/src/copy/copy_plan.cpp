@@ -70,6 +70,14 @@ std::atomic<std::int64_t> prefetch_ahead_lines{64};
 // 3 to 20% slower with the prefetches).
 constexpr std::int64_t kSparseStride = 1024;
 
+// Rows whose elements lie more than two elements and at most a line apart: they read every
+// line and write a fraction of it, and some machines copy them faster streamed or prefetched
+// further (copy_machine.cpp).
+bool steps_further_within_line(std::int64_t stride, std::size_t itemsize) {
+    const std::int64_t step = std::abs(stride);
+    return step > 2 * static_cast<std::int64_t>(itemsize) && step <= 64;
+}
+
 // Whether a copy takes the 2-D tile kernel for its two innermost axes: rows that lie close
 // together (sharing cache lines) while the elements of a row lie far apart, as when a
 // Fortran-order array is read in C order. Row by row, each input line would be fetched once
@@ -121,14 +129,9 @@ CopyPlan plan_copy(const View& view, InputMemory memory) {
         plan.method = CopyPlan::Method::Tiles;
     }
     std::int64_t ahead_lines = prefetch_lines();
-    {
-        // Rows stepping over several elements within a line, in memory the process holds:
-        // further ahead where the machine gains from it (copy_machine.cpp).
-        const std::int64_t step = std::abs(plan.inner_stride);
-        if (memory == InputMemory::Resident && !table && step > 2 * static_cast<std::int64_t>(layout.itemsize) &&
-            step <= 64)
-            ahead_lines *= machine_settings().resident_stepped_prefetch_factor;
-    }
+    // In memory the process holds, further ahead where the machine gains from it.
+    if (memory == InputMemory::Resident && !table && steps_further_within_line(plan.inner_stride, layout.itemsize))
+        ahead_lines *= machine_settings().resident_stepped_prefetch_factor;
     if (plan.set->prefetch && plan.method != CopyPlan::Method::Tiles && ahead_lines > 0) {
         // A row that walks the table reads a line per element, wherever the entries say.
         const std::int64_t stride = std::abs(plan.inner_stride);
@@ -179,10 +182,11 @@ bool copy_streams(const CopyPlan& plan, std::int64_t count) {
     const bool can_stream = plan.set->stream_copy != nullptr && plan.layout.itemsize <= kStageBytes / 8;
     if (choice != StreamChoice::Chosen) return can_stream && choice == StreamChoice::Always;
     const StreamSettings& settings = machine_settings();
-    const std::size_t within_steps = static_cast<std::size_t>(settings.streamed_step_items) * plan.layout.itemsize;
-    const bool stepping = row_bytes >= kStreamRowBytes && step <= within_steps;
-    // Where the machine gains from it, rows stepping further within a line (copy_machine.cpp).
-    const bool stepping_further = settings.streamed_stepped_row_bytes > 0 && step > within_steps && step <= 64 &&
+    const bool stepping = row_bytes >= kStreamRowBytes &&
+                          step <= static_cast<std::size_t>(settings.streamed_step_items) * plan.layout.itemsize;
+    // Where the machine gains from it.
+    const bool stepping_further = settings.streamed_stepped_row_bytes > 0 &&
+                                  steps_further_within_line(plan.inner_stride, plan.layout.itemsize) &&
                                   row_bytes >= settings.streamed_stepped_row_bytes;
     return can_stream && (stepping || stepping_further) &&
            static_cast<std::size_t>(count) * plan.layout.itemsize >= stream_threshold();

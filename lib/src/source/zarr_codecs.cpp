@@ -191,6 +191,10 @@ bool decode_zarr_chunk_part(const ZarrCompressor& compressor, const std::byte* d
                             std::byte* out, std::size_t expected, std::size_t begin, std::size_t end,
                             const std::string& what) {
     if (begin >= end || end > expected || (begin == 0 && end == expected)) return false;
+    // A stream decodes from the chunk's start: a part that ends with the chunk is all of it.
+    const bool stream = compressor.id == ZarrCompressor::Id::Zlib || compressor.id == ZarrCompressor::Id::Gzip ||
+                        compressor.id == ZarrCompressor::Id::Zstd;
+    if (stream && end == expected) return false;
     switch (compressor.id) {
         case ZarrCompressor::Id::None:
             // The stored size is still checked: a chunk of the wrong size is as corrupt here as
@@ -200,7 +204,6 @@ bool decode_zarr_chunk_part(const ZarrCompressor& compressor, const std::byte* d
             return true;
         case ZarrCompressor::Id::Zlib:
         case ZarrCompressor::Id::Gzip:
-            if (end == expected) return false;
             inflate_chunk(data, size, out, expected, end, compressor.id == ZarrCompressor::Id::Gzip, what);
             return true;
         case ZarrCompressor::Id::Blosc: {
@@ -223,7 +226,6 @@ bool decode_zarr_chunk_part(const ZarrCompressor& compressor, const std::byte* d
         case ZarrCompressor::Id::Zstd:
             break;
     }
-    if (end == expected) return false;
     check_zstd_frame(data, size, expected, what);
     // A stream decoder stops once `end` bytes are out: it decodes a block (at most 128 KiB)
     // at a time, so the rest of the chunk is never decoded. Kept per thread, with its window,

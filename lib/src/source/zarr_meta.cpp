@@ -288,6 +288,12 @@ ZarrArrayMeta parse_zarray(std::string_view text, const std::string& where) {
         }
     }
     meta.compressor = parse_zarr_compressor(json::member(root, "compressor"), where);
+    // numpy's itemsize is a C int: a larger element is in no array numpy or zarr-python holds,
+    // and its fill value would be allocated whole.
+    constexpr std::size_t kMostItemBytes = 2147483647;
+    if (meta.dtype.itemsize > kMostItemBytes)
+        bad(where, "an element of " + meta.dtype.descr + " holds " + std::to_string(meta.dtype.itemsize) +
+                       " bytes, more than numpy allows (2147483647)");
     const Node* fill = json::member(root, "fill_value");
     meta.fill = fill_bytes(fill ? *fill : Node{}, meta.dtype, where);
     return meta;

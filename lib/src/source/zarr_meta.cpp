@@ -288,12 +288,13 @@ ZarrArrayMeta parse_zarray(std::string_view text, const std::string& where) {
         }
     }
     meta.compressor = parse_zarr_compressor(json::member(root, "compressor"), where);
-    // numpy's itemsize is a C int: a larger element is in no array numpy or zarr-python holds,
-    // and its fill value would be allocated whole.
-    constexpr std::size_t kMostItemBytes = 2147483647;
+    // The fill value is an element, allocated whole before any chunk is read: a few bytes of
+    // metadata must not make tslice allocate gigabytes. An element of 256 MiB (a structured
+    // dtype's (8192, 8192) float32 field) is past any Zarr store's chunks in practice.
+    constexpr std::size_t kMostItemBytes = std::size_t{256} << 20;
     if (meta.dtype.itemsize > kMostItemBytes)
         bad(where, "an element of " + meta.dtype.descr + " holds " + std::to_string(meta.dtype.itemsize) +
-                       " bytes, more than numpy allows (2147483647)");
+                       " bytes, more than the 256 MiB tslice reads as one Zarr element");
     const Node* fill = json::member(root, "fill_value");
     meta.fill = fill_bytes(fill ? *fill : Node{}, meta.dtype, where);
     return meta;

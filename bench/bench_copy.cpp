@@ -302,7 +302,8 @@ int run(const Options& options) {
         // Timed rounds; xtensor, often 10-30x slower, gets 3 rounds when it is slow.
         const int xt_reps = xt_first > 1.0 ? std::min(reps, 3) : reps;
         std::vector<double> t1, tn, mc_out, mc_out_n, mc_read, txt;
-        std::array<std::vector<double>, CopyAlternative::kCount> changed;
+        std::array<std::vector<double>, CopyAlternative::kCount> changed, paired_ratios;
+        std::vector<double> paired_chosen;
         // memcpy of the output bytes in one part per thread, cut at 4 KiB pages.
         const unsigned parts = pool.size();
         auto split_memcpy = [&] {
@@ -328,10 +329,21 @@ int run(const Options& options) {
             time(mc_out_n, split_memcpy);
             time(mc_read, [&] { std::memcpy(read_target.data(), src, read); });
             if (xt && round < xt_reps) time(txt, [&] { xt->run(); });
+            // Each alternative beside a copy as chosen, in turn first and second, and judged by
+            // the ratio of the two: on a shared machine two copies timed apart can differ by
+            // 10% or more from the machine's drift alone, two timed together far less.
             for (int which = 0; which < CopyAlternative::kCount; ++which) {
                 if (which == CopyAlternative::kKernel && !kernel_flips) continue;
-                const CopyAlternative alternative(which, streams, stepped);
-                time(changed[which], [&] { tslice::copy_view(src, planned.view, out.data(), 0, count); });
+                const auto as_chosen = [&] {
+                    time(paired_chosen, [&] { tslice::copy_view(src, planned.view, out.data(), 0, count); });
+                };
+                if (round % 2 == 1) as_chosen();
+                {
+                    const CopyAlternative alternative(which, streams, stepped);
+                    time(changed[which], [&] { tslice::copy_view(src, planned.view, out.data(), 0, count); });
+                }
+                if (round % 2 == 0) as_chosen();
+                paired_ratios[which].push_back(changed[which].back() / paired_chosen.back());
             }
             numpy_server.round();
         }
@@ -374,6 +386,7 @@ int run(const Options& options) {
         for (int which = 0; which < CopyAlternative::kCount; ++which) {
             if (changed[which].empty()) continue;
             choice.changed[which] = median(changed[which]);
+            choice.ratio[which] = median(paired_ratios[which]);
             const CopyAlternative alternative(which, streams, stepped);
             choice.same[which] = tslice::bench::copy_does(planned.view) == chosen_does;
         }

@@ -61,6 +61,8 @@ struct ChoiceRow {
     bool kernel_flips = false;     // whether another kernel can copy these rows
     double chosen = 0;                          // median seconds
     std::array<double, CopyAlternative::kCount> changed{};  // the same, per alternative
+    // Per alternative, the median of its time over that of the copy as chosen timed beside it.
+    std::array<double, CopyAlternative::kCount> ratio{};
     // Alternatives that leave the copy as it was (copy_does): shown, not judged.
     std::array<bool, CopyAlternative::kCount> same{};
 };
@@ -107,8 +109,6 @@ inline bool kernel_flips(const View& view) {
     return plan_copy(view).row.name != chosen;
 }
 
-// The table, judged: a case passes if no alternative is more than 5% faster than tslice's
-// choice. Returns the number of misses.
 // The CPU as /proc/cpuinfo names it.
 inline std::string cpu_model() {
     std::FILE* file = std::fopen("/proc/cpuinfo", "r");
@@ -152,14 +152,17 @@ inline void print_machine_choices() {
                 static_cast<long long>(prefetch_lines()), settings.prefetch_why.c_str());
 }
 
+// The table, judged: a case passes if no alternative is more than 5% faster than tslice's
+// choice, by the median ratio of each alternative's time to that of the chosen copy timed
+// beside it. Returns the number of misses.
 inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
     print_machine_choices();
-    std::printf("copy choices on this CPU (tslice on one thread, median ms; streams: yes = tslice's own "
+    std::printf("copy choices on this CPU (tslice on one thread, median ms, and for each change the median ratio of its\n  time to the chosen copy's timed beside it; streams: yes = tslice's own "
                 "streaming loop, memcpy = handed to memcpy, which streams it;\n  * = a change that leaves "
-                "the copy as it was, not judged: its distance from 'chosen' is the run's noise)\n");
-    std::printf("%-24s %-9s %9s %-10s %9s %14s %12s %12s %12s %15s | %s\n", "case", "streams", "prefetch",
+                "the copy as it was, not judged: its ratio's distance from 1 is the run's noise)\n");
+    std::printf("%-24s %-9s %9s %-10s %9s %15s %13s %13s %13s %15s | %s\n", "case", "streams", "prefetch",
                 "kernel", "chosen", CopyAlternative::name(0), CopyAlternative::name(1), CopyAlternative::name(2),
-                CopyAlternative::name(3), CopyAlternative::name(4), "best changed / chosen (>= 0.95)");
+                CopyAlternative::name(3), CopyAlternative::name(4), "best changed / chosen beside it (>= 0.95)");
     int pass = 0, miss = 0, unjudged = 0;
     for (const ChoiceRow& row : rows) {
         double best = 0;
@@ -170,10 +173,9 @@ inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
                 std::snprintf(cells[which], sizeof cells[which], "n/a");
                 continue;
             }
-            std::snprintf(cells[which], sizeof cells[which], "%.2f%s", row.changed[which] * 1e3,
+            std::snprintf(cells[which], sizeof cells[which], "%.2f %.2f%s", row.changed[which] * 1e3, row.ratio[which],
                           row.same[which] ? "*" : "");
-            if (!row.same[which] && (best_at < 0 || row.changed[which] < best))
-                best = row.changed[which], best_at = which;
+            if (!row.same[which] && (best_at < 0 || row.ratio[which] < best)) best = row.ratio[which], best_at = which;
         }
         char prefetch[32];
         if (row.lines_ahead > 0) {
@@ -186,13 +188,13 @@ inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
             ++unjudged;
             std::snprintf(verdict, sizeof verdict, "n/a: no change alters this copy");
         } else {
-            const double ratio = best / row.chosen;
+            const double ratio = best;
             const bool ok = ratio >= 0.95;
             (ok ? pass : miss) += 1;
             std::snprintf(verdict, sizeof verdict, "%.2f %s%s%s", ratio, ok ? "PASS" : "MISS", ok ? "" : ": faster with ",
                           ok ? "" : CopyAlternative::name(best_at));
         }
-        std::printf("%-24s %-9s %9s %-10s %9.2f %14s %12s %12s %12s %15s | %s\n", row.label.c_str(),
+        std::printf("%-24s %-9s %9s %-10s %9.2f %15s %13s %13s %13s %15s | %s\n", row.label.c_str(),
                     row.via_memcpy ? "memcpy" : row.streams ? "yes" : "no", prefetch, row.kernel.c_str(), row.chosen * 1e3,
                     cells[0], cells[1], cells[2], cells[3], cells[4], verdict);
     }

@@ -198,3 +198,13 @@ TEST_CASE("copy_machine: on Zen 4, rows stepping over several elements within a 
     CHECK(settings.streamed_step_why.find("Zen 4") != std::string::npos);
     CHECK(settings.prefetch_why.find("Zen 4") != std::string::npos);
 }
+
+TEST_CASE("copy_machine: on Zen 4, rows ahead in memory tslice holds are counted rounding up") {
+    MachineFacts facts;
+    facts.llc_bytes = 32 * kMiB;
+    CHECK_FALSE(choose_stream_settings(facts).resident_rows_ahead_round_up);
+    facts.resident_rows_gain_whole_prefetch_distance = true;  // AMD family 0x19 with AVX-512
+    const auto settings = choose_stream_settings(facts);
+    CHECK(settings.resident_rows_ahead_round_up);
+    CHECK(settings.prefetch_why.find("at least that far ahead") != std::string::npos);
+}

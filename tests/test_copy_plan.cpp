@@ -37,6 +37,20 @@ TEST_CASE("copy: rows stepping over several elements within a line prefetch as f
     CHECK(plan_copy(view, InputMemory::Resident).prefetch_ahead == (prefetches ? 1 : 0));
 }
 
+TEST_CASE("copy: rows of fewer lines than the distance are prefetched the whole distance ahead where the machine says") {
+    // Rows of 800 float32 (50 lines) 4 KiB apart: 64 lines ahead is 1.28 rows.
+    View view = View::contiguous({1000, 1024}, 4);
+    view.shape = {1000, 800};
+    const bool prefetches = plan_copy(view).set->prefetch;
+    const bool round_up = stream_settings().resident_rows_ahead_round_up;
+    CHECK(plan_copy(view, InputMemory::Resident).prefetch_ahead == (prefetches ? (round_up ? 2 : 1) : 0));
+    // A file mapping's copy faults its pages in as it goes: the nearest row, whatever the machine.
+    CHECK(plan_copy(view, InputMemory::Mapped).prefetch_ahead == (prefetches ? 1 : 0));
+    // Rows of 16 lines, 64 lines ahead: four rows either way.
+    view.shape = {1000, 256};
+    CHECK(plan_copy(view, InputMemory::Resident).prefetch_ahead == (prefetches ? 4 : 0));
+}
+
 TEST_CASE("copy: the prefetch distance is a setting in lines, and none is no prefetching at all") {
     // Rows of 3 float32 8 bytes apart, 32 bytes from row to row: one line a row.
     View view = View::contiguous({1000, 8}, 4);
@@ -92,8 +106,11 @@ TEST_CASE("copy: the prefetch distance is a setting in lines, and none is no pre
     CHECK(plan_copy(shorter).prefetch_ahead == (prefetches ? 32 : 0));  // 2 lines a row
     const View stepped = apply_plan(plan_index(parse_index_expr("[:, :, :1000:16]"), cube), View::contiguous(cube, 4));
     CHECK(plan_copy(stepped).bands == prefetches);
-    // 63 lines a row, a line apart: a row, or as many as the machine's factor (copy_machine.cpp).
-    CHECK(plan_copy(stepped).prefetch_ahead == (prefetches ? stream_settings().resident_stepped_prefetch_factor : 0));
+    // 63 lines a row, a line apart: 64 lines, or as many more as the machine's factor
+    // (copy_machine.cpp), one row rounded down, or, where the machine rounds up, one more.
+    const std::int64_t stepped_lines = 64 * stream_settings().resident_stepped_prefetch_factor;
+    CHECK(plan_copy(stepped).prefetch_ahead ==
+          (prefetches ? (stepped_lines + (stream_settings().resident_rows_ahead_round_up ? 62 : 0)) / 63 : 0));
     CHECK(plan_copy(stepped, InputMemory::Mapped).prefetch_ahead == (prefetches ? 1 : 0));
 
     // A gather's rows are prefetched for twice the lines: 8 rows of 1 KiB where a slice of

@@ -63,6 +63,10 @@ struct MachineFacts {
     // several elements within a line copied faster with streamed stores, and, read from memory
     // the process holds, prefetched further ahead.
     bool stepped_rows_gain_streams_and_further_prefetch = false;
+    // An AMD CPU of family 0x19 or later with AVX-512 (Zen 4 and later): rows of fewer lines
+    // than the prefetch distance, read from memory the process holds, copied faster with the
+    // row prefetched the whole distance ahead rather than the nearest row short of it.
+    bool resident_rows_gain_whole_prefetch_distance = false;
 };
 
 MachineFacts read_machine_facts();
@@ -88,6 +92,9 @@ struct StreamSettings {
     // (InputMemory::Resident; a file mapping's copy faults its pages in as it goes, and
     // prefetches further ahead then only fault sooner).
     int resident_stepped_prefetch_factor = 1;
+    // Whether, in memory the process holds, the row prefetched is the first at least the
+    // distance ahead (rounded up) rather than the last within it (rounded down).
+    bool resident_rows_ahead_round_up = false;
     std::string prefetch_why;
 };
 

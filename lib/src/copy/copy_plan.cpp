@@ -144,9 +144,13 @@ CopyPlan plan_copy(const View& view, InputMemory memory) {
         // 5.8-6.2 ms with 64 lines ahead, 5.2-5.7 with 128 (a memcpy of the result: 5.0); rows
         // of 2 KiB 6.4-7.3 against 6.0; rows of 256 bytes and of 4 KiB the same either way.
         const std::int64_t rows_lines = plan.method == CopyPlan::Method::TableRows ? 2 * ahead_lines : ahead_lines;
+        // The last row within that many lines, or, where the machine gains from it, the first
+        // at least that far (copy_machine.cpp).
+        const std::int64_t each = std::max<std::int64_t>(row_lines, 1);
+        const bool round_up = memory == InputMemory::Resident && machine_settings().resident_rows_ahead_round_up;
         plan.prefetch_ahead = plan.method == CopyPlan::Method::TableElements
                                   ? 1
-                                  : std::clamp<std::int64_t>(rows_lines / std::max<std::int64_t>(row_lines, 1), 1, 64);
+                                  : std::clamp<std::int64_t>((rows_lines + (round_up ? each - 1 : 0)) / each, 1, 64);
         if (plan.method != CopyPlan::Method::TableElements && stride >= kSparseStride)
             plan.lines_ahead = ahead_lines;
     }

@@ -282,11 +282,13 @@ int run(const Options& options) {
                                         copy_plan.layout.itemsize >=
                                     tslice::memcpy_run_bytes();
         const bool streams = tslice::copy_streams(copy_plan, count) && !via_memcpy;
-        const bool stepped = std::string(copy_plan.row.name) == "stepped";
-        const bool kernel_flips = tslice::bench::kernel_flips(planned.view);
+        const std::string chosen_kernel = copy_plan.row.name;
+        std::array<bool, CopyAlternative::kCount> applies{};
+        for (int which = 0; which < CopyAlternative::kCount; ++which)
+            applies[which] = tslice::bench::alternative_applies(planned.view, which);
         for (int which = 0; which < CopyAlternative::kCount; ++which) {
-            if (which == CopyAlternative::kKernel && !kernel_flips) continue;
-            const CopyAlternative alternative(which, streams, stepped);
+            if (!applies[which]) continue;
+            const CopyAlternative alternative(which, streams, chosen_kernel);
             std::memset(out.data(), 0x3C, out_bytes);
             tslice::copy_view(src, planned.view, out.data(), 0, count);
             verify(CopyAlternative::name(which), out.data(), out_bytes);
@@ -333,13 +335,13 @@ int run(const Options& options) {
             // the ratio of the two: on a shared machine two copies timed apart can differ by
             // 10% or more from the machine's drift alone, two timed together far less.
             for (int which = 0; which < CopyAlternative::kCount; ++which) {
-                if (which == CopyAlternative::kKernel && !kernel_flips) continue;
+                if (!applies[which]) continue;
                 const auto as_chosen = [&] {
                     time(paired_chosen, [&] { tslice::copy_view(src, planned.view, out.data(), 0, count); });
                 };
                 if (round % 2 == 1) as_chosen();
                 {
-                    const CopyAlternative alternative(which, streams, stepped);
+                    const CopyAlternative alternative(which, streams, chosen_kernel);
                     time(changed[which], [&] { tslice::copy_view(src, planned.view, out.data(), 0, count); });
                 }
                 if (round % 2 == 0) as_chosen();
@@ -381,13 +383,13 @@ int run(const Options& options) {
             memory_notes.emplace_back(note);
         }
         tslice::bench::ChoiceRow choice{label,      streams,      copy_plan.prefetch_ahead, copy_plan.lines_ahead,
-                                        copy_plan.row.name, via_memcpy, kernel_flips, m1, {}};
+                                        copy_plan.row.name, via_memcpy, applies, m1, {}};
         const tslice::bench::CopyDoes chosen_does = tslice::bench::copy_does(planned.view);
         for (int which = 0; which < CopyAlternative::kCount; ++which) {
             if (changed[which].empty()) continue;
             choice.changed[which] = median(changed[which]);
             choice.ratio[which] = median(paired_ratios[which]);
-            const CopyAlternative alternative(which, streams, stepped);
+            const CopyAlternative alternative(which, streams, chosen_kernel);
             choice.same[which] = tslice::bench::copy_does(planned.view) == chosen_does;
         }
         choice_rows.push_back(choice);

@@ -77,9 +77,16 @@ inline const std::vector<CaseSpec>& cases() {
         {"f4", "[:, :, :64]", Kind::Stepped},
         {"f4", "[:, :, ::5]", Kind::Stepped},
         {"f4", "[:, :, ::-8]", Kind::Stepped},
+        // Rows that read every line and keep a few elements of each: numpy's plain loop, reading
+        // memory in order, was faster than tslice's prefetched or unrolled copies (0.71 to 0.88
+        // of numpy for uint8 every 40th, float32 every 12th and 16th).
+        {"f4", "[:, :, ::3]", Kind::Stepped},
+        {"f4", "[:, :, ::12]", Kind::Stepped},
+        {"f4", "[:, :, ::16]", Kind::Stepped},
         // A step of uint8 the shuffling kernel lost on while it staged each row's end (numpy
         // 2x faster), and rows of single elements 400 bytes apart (numpy 1.5x faster).
         {"u1", "[:, :, ::7]", Kind::Stepped},
+        {"u1", "[:, :, ::40]", Kind::Stepped},
         {"f4", "[:, :, ::100]", Kind::Stepped},
         {"u1", "[:, :, ::-1]", Kind::Reversed},
         {"f8", "[:, :, ::-1]", Kind::Reversed},

@@ -1,7 +1,8 @@
 // tslice's copy choices measured on this CPU: each in-process case copied on one thread as
 // tslice chooses, and with each choice changed: its stores streamed where they are not (or
 // not where they are), nothing prefetched, the input prefetched twice and four times as far, and its
-// rows copied by the other kernel where two can (the stepped kernel or the plain loop).
+// rows copied by the other kernel where two can (the stepped kernel or the plain loop), and by
+// the plain loop unrolled where it is not (or not where it is).
 // Where a choice was fixed by measuring one machine, this table shows on any other whether
 // it still holds there.
 #pragma once
@@ -22,27 +23,35 @@ namespace tslice::bench {
 // One changed choice, in force for the lifetime of the object.
 class CopyAlternative {
 public:
-    static constexpr int kCount = 5;
-    static constexpr int kKernel = 4;  // the one that may not apply
+    static constexpr int kCount = 6;
+    // The two that may not apply: the other row kernel (the stepped kernel or the plain
+    // loop), and the plain loop unrolled or not.
+    static constexpr int kKernel = 4;
+    static constexpr int kLoop = 5;
     static const char* name(int which) {
         static const char* const names[kCount] = {"stores flipped", "no prefetch", "prefetch x2", "prefetch x4",
-                                                        "kernel flipped"};
+                                                  "kernel flipped", "loop flipped"};
         return names[which];
     }
 
-    // `chosen_stepped`: whether tslice chose the stepped kernel for the case's rows.
-    CopyAlternative(int which, bool chosen_streams, bool chosen_stepped) : prefetch_(prefetch_lines()) {
+    // `chosen_kernel`: the name of the row kernel tslice chose for the case's rows.
+    CopyAlternative(int which, bool chosen_streams, const std::string& chosen_kernel) : prefetch_(prefetch_lines()) {
         if (which == 0) set_stream_choice(chosen_streams ? StreamChoice::Never : StreamChoice::Always);
         if (which == 1) set_prefetch_lines(0);
         if (which == 2) set_prefetch_lines(2 * prefetch_);
         if (which == 3) set_prefetch_lines(4 * prefetch_);
         if (which == kKernel)
-            kernels::set_stepped_choice(chosen_stepped ? kernels::SteppedChoice::Never : kernels::SteppedChoice::Always);
+            kernels::set_stepped_choice(chosen_kernel == "stepped" ? kernels::SteppedChoice::Never
+                                                                   : kernels::SteppedChoice::Always);
+        if (which == kLoop)
+            kernels::set_unrolled_choice(chosen_kernel == "unrolled" ? kernels::UnrolledChoice::Never
+                                                                     : kernels::UnrolledChoice::Always);
     }
     ~CopyAlternative() {
         set_stream_choice(StreamChoice::Chosen);
         set_prefetch_lines(prefetch_);
         kernels::set_stepped_choice(kernels::SteppedChoice::Chosen);
+        kernels::set_unrolled_choice(kernels::UnrolledChoice::Chosen);
     }
     CopyAlternative(const CopyAlternative&) = delete;
     CopyAlternative& operator=(const CopyAlternative&) = delete;
@@ -58,7 +67,9 @@ struct ChoiceRow {
     std::int64_t lines_ahead = 0;  // in the row itself (rows of sparse elements)
     std::string kernel;            // the row kernel tslice chose
     bool via_memcpy = false;       // streamed by handing its contiguous run to memcpy
-    bool kernel_flips = false;     // whether another kernel can copy these rows
+    // Whether each alternative applies (the kernel and loop flips only where they change the
+    // row kernel).
+    std::array<bool, CopyAlternative::kCount> applies{};
     double chosen = 0;                          // median seconds
     std::array<double, CopyAlternative::kCount> changed{};  // the same, per alternative
     // Per alternative, the median of its time over that of the copy as chosen timed beside it.
@@ -101,11 +112,12 @@ inline CopyDoes copy_does(const View& view) {
     return does;
 }
 
-// Whether the case's rows have another kernel, and so whether the kernel flips: the plan's
-// row kernel with the stepped choice flipped.
-inline bool kernel_flips(const View& view) {
+// Whether alternative `which` applies to the case: the stores, the prefetches always; the
+// kernel and the loop where the flip gives the rows another kernel.
+inline bool alternative_applies(const View& view, int which) {
+    if (which != CopyAlternative::kKernel && which != CopyAlternative::kLoop) return true;
     const std::string chosen = plan_copy(view).row.name;
-    const CopyAlternative flipped(CopyAlternative::kKernel, false, chosen == "stepped");
+    const CopyAlternative flipped(which, false, chosen);
     return plan_copy(view).row.name != chosen;
 }
 
@@ -160,16 +172,17 @@ inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
     std::printf("copy choices on this CPU (tslice on one thread, median ms, and for each change the median ratio of its\n  time to the chosen copy's timed beside it; streams: yes = tslice's own "
                 "streaming loop, memcpy = handed to memcpy, which streams it;\n  * = a change that leaves "
                 "the copy as it was, not judged: its ratio's distance from 1 is the run's noise)\n");
-    std::printf("%-24s %-9s %9s %-10s %9s %15s %13s %13s %13s %15s | %s\n", "case", "streams", "prefetch",
+    std::printf("%-24s %-9s %9s %-10s %9s %15s %13s %13s %13s %15s %15s | %s\n", "case", "streams", "prefetch",
                 "kernel", "chosen", CopyAlternative::name(0), CopyAlternative::name(1), CopyAlternative::name(2),
-                CopyAlternative::name(3), CopyAlternative::name(4), "best changed / chosen beside it (>= 0.95)");
+                CopyAlternative::name(3), CopyAlternative::name(4), CopyAlternative::name(5),
+                "best changed / chosen beside it (>= 0.95)");
     int pass = 0, miss = 0, unjudged = 0;
     for (const ChoiceRow& row : rows) {
         double best = 0;
         int best_at = -1;
         char cells[CopyAlternative::kCount][32];
         for (int which = 0; which < CopyAlternative::kCount; ++which) {
-            if (which == CopyAlternative::kKernel && !row.kernel_flips) {
+            if (!row.applies[which]) {
                 std::snprintf(cells[which], sizeof cells[which], "n/a");
                 continue;
             }
@@ -194,9 +207,9 @@ inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
             std::snprintf(verdict, sizeof verdict, "%.2f %s%s%s", ratio, ok ? "PASS" : "MISS", ok ? "" : ": faster with ",
                           ok ? "" : CopyAlternative::name(best_at));
         }
-        std::printf("%-24s %-9s %9s %-10s %9.2f %15s %13s %13s %13s %15s | %s\n", row.label.c_str(),
+        std::printf("%-24s %-9s %9s %-10s %9.2f %15s %13s %13s %13s %15s %15s | %s\n", row.label.c_str(),
                     row.via_memcpy ? "memcpy" : row.streams ? "yes" : "no", prefetch, row.kernel.c_str(), row.chosen * 1e3,
-                    cells[0], cells[1], cells[2], cells[3], cells[4], verdict);
+                    cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], verdict);
     }
     std::printf("copy choices: %d PASS, %d MISS", pass, miss);
     if (unjudged > 0) std::printf(", %d with no alternative", unjudged);

@@ -22,18 +22,36 @@ using namespace tslice;
 using namespace copy_fixture;
 
 TEST_CASE("copy: rows stepping over several elements within a line prefetch as far as the machine says") {
-    // Every 5th float32 of 4 KiB rows: 64 lines a row.
-    View view = View::contiguous({1000, 1024}, 4);
+    // Every 5th float32 of every other 4 KiB row: 64 lines a row.
+    View view = View::contiguous({1000, 2048}, 4);
+    view.shape = {1000, 205};
+    view.byte_strides = {8192, 20};
+    const bool prefetches = plan_copy(view).set->prefetch;
+    const std::int64_t factor = stream_settings().resident_stepped_prefetch_factor;
+    // Read from memory the process holds, as far as the machine's factor; from a mapping, 64 lines.
+    CHECK(plan_copy(view, InputMemory::Resident).prefetch_ahead == (prefetches ? factor : 0));
+    CHECK(plan_copy(view, InputMemory::Mapped).prefetch_ahead == (prefetches ? 1 : 0));
+    // Rows of 190 such elements, 60 lines: the rows within the distance, or, where the machine
+    // rounds up in memory held, the first row at least that far.
+    view.shape = {1000, 190};
+    const std::int64_t lines = 64 * factor;
+    CHECK(plan_copy(view, InputMemory::Resident).prefetch_ahead ==
+          (prefetches ? (lines + (stream_settings().resident_rows_ahead_round_up ? 59 : 0)) / 60 : 0));
+    CHECK(plan_copy(view, InputMemory::Mapped).prefetch_ahead == (prefetches ? 1 : 0));
+    // Every 5th float32 of each 4 KiB row: the copy reads memory in order, and where the plain
+    // loop copies the rows, it leaves the prefetching to the hardware.
     view.shape = {1000, 205};
     view.byte_strides = {4096, 20};
-    const bool prefetches = plan_copy(view).set->prefetch;
-    // Read from memory the process holds, as far as the machine's factor; from a mapping, 64 lines.
-    CHECK(plan_copy(view, InputMemory::Resident).prefetch_ahead ==
-          (prefetches ? stream_settings().resident_stepped_prefetch_factor : 0));
-    CHECK(plan_copy(view, InputMemory::Mapped).prefetch_ahead == (prefetches ? 1 : 0));
+    for (const InputMemory memory : {InputMemory::Resident, InputMemory::Mapped}) {
+        const CopyPlan in_order = plan_copy(view, memory);
+        if (!prefetches) continue;
+        CHECK(in_order.row.per_element == (std::string(in_order.row.name) != "stepped"));
+        CHECK(in_order.prefetch_ahead ==
+              (in_order.row.per_element ? 0 : memory == InputMemory::Resident ? factor : 1));
+    }
     // Every other element does not step further: 64 lines, the next row.
     view.shape = {1000, 512};
-    view.byte_strides = {4096, 8};
+    view.byte_strides = {8192, 8};
     CHECK(plan_copy(view, InputMemory::Resident).prefetch_ahead == (prefetches ? 1 : 0));
 }
 
@@ -106,12 +124,14 @@ TEST_CASE("copy: the prefetch distance is a setting in lines, and none is no pre
     CHECK(plan_copy(shorter).prefetch_ahead == (prefetches ? 32 : 0));  // 2 lines a row
     const View stepped = apply_plan(plan_index(parse_index_expr("[:, :, :1000:16]"), cube), View::contiguous(cube, 4));
     CHECK(plan_copy(stepped).bands == prefetches);
-    // 63 lines a row, a line apart: 64 lines, or as many more as the machine's factor
-    // (copy_machine.cpp), one row rounded down, or, where the machine rounds up, one more.
-    const std::int64_t stepped_lines = 64 * stream_settings().resident_stepped_prefetch_factor;
-    CHECK(plan_copy(stepped).prefetch_ahead ==
-          (prefetches ? (stepped_lines + (stream_settings().resident_rows_ahead_round_up ? 62 : 0)) / 63 : 0));
-    CHECK(plan_copy(stepped, InputMemory::Mapped).prefetch_ahead == (prefetches ? 1 : 0));
+    // 63 lines a row, a line apart, copied by the plain loop: every line read, left to the
+    // hardware's prefetchers as dense rows are.
+    CHECK(plan_copy(stepped).row.per_element);
+    CHECK(plan_copy(stepped).prefetch_ahead == 0);
+    CHECK(plan_copy(stepped, InputMemory::Mapped).prefetch_ahead == 0);
+    // Backwards, they keep their prefetches.
+    const View backwards = apply_plan(plan_index(parse_index_expr("[:, :, :24:-16]"), cube), View::contiguous(cube, 4));
+    CHECK(plan_copy(backwards, InputMemory::Mapped).prefetch_ahead == (prefetches ? 1 : 0));
 
     // A gather's rows are prefetched for twice the lines: 8 rows of 1 KiB where a slice of
     // such rows takes 4; a row of 64 float32 4 rows ahead rather than 2.

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kernel_sets_fixture.hpp"
@@ -154,6 +155,39 @@ TEST_CASE("kernels: every set's row kernels give the scalar set's bytes") {
     tally.check_each_set("stepped with slack", 40);
     tally.check_each_set("reversed", 60);
     MESSAGE("row kernels chosen: " << tally.describe());
+}
+
+TEST_CASE("kernels: rows of elements more than half a line and at most a line apart take the plain loop, not unrolled") {
+    for (const auto* set : simd_sets()) {
+        CAPTURE(set->name);
+        // (stride, item size, kernel on memory held)
+        const std::tuple<std::int64_t, std::size_t, const char*> rows[] = {
+            {64, 4, "strided"},   {48, 4, "strided"},  {40, 1, "strided"},   {-64, 8, "strided"},
+            {32, 4, "unrolled"}, {400, 4, "unrolled"}, {128, 4, "unrolled"}, {24, 8, "unrolled"}};
+        for (const auto& [stride, itemsize, held] : rows) {
+            CAPTURE(stride);
+            CAPTURE(itemsize);
+            kernels::RowKernel kernel;
+            set->prepare_row(kernel, stride, itemsize, 100, true);
+            CHECK(std::string(kernel.name) == held);
+            CHECK(kernel.per_element);
+            set->prepare_row(kernel, stride, itemsize, 100, false);
+            CHECK(std::string(kernel.name) == "strided");
+            // Forced either way, for the bench's table of copy choices.
+            for (const auto choice : {kernels::UnrolledChoice::Always, kernels::UnrolledChoice::Never}) {
+                kernels::set_unrolled_choice(choice);
+                set->prepare_row(kernel, stride, itemsize, 100, choice == kernels::UnrolledChoice::Never);
+                CHECK(std::string(kernel.name) == (choice == kernels::UnrolledChoice::Always ? "unrolled" : "strided"));
+            }
+            kernels::set_unrolled_choice(kernels::UnrolledChoice::Chosen);
+        }
+        // The kernels that load whole registers do not count as a load an element.
+        kernels::RowKernel kernel;
+        set->prepare_row(kernel, 4, 4, 100, true);
+        CHECK_FALSE(kernel.per_element);
+        set->prepare_row(kernel, -4, 4, 100, true);
+        CHECK_FALSE(kernel.per_element);
+    }
 }
 
 TEST_CASE("kernels: forcing the stepped kernel or the plain loop changes the kernel, not the bytes") {

@@ -150,6 +150,7 @@ const KernelSet& active_set() {
 
 namespace {
 std::atomic<SteppedChoice> stepped_choice_setting{SteppedChoice::Chosen};
+std::atomic<UnrolledChoice> unrolled_choice_setting{UnrolledChoice::Chosen};
 }  // namespace
 
 bool active_set_reaches(std::string_view name) { return set_rank(active_set().name) >= set_rank(name); }
@@ -166,6 +167,8 @@ bool cpu_has(Extension extension) {
 
 SteppedChoice stepped_choice() { return stepped_choice_setting.load(std::memory_order_relaxed); }
 void set_stepped_choice(SteppedChoice choice) { stepped_choice_setting.store(choice); }
+UnrolledChoice unrolled_choice() { return unrolled_choice_setting.load(std::memory_order_relaxed); }
+void set_unrolled_choice(UnrolledChoice choice) { unrolled_choice_setting.store(choice); }
 
 }  // namespace kernels
 

@@ -42,6 +42,9 @@ struct RowKernel {
     std::int64_t stride = 0;
     std::size_t itemsize = 0;
     const char* name = "";  // for tests and the timing driver: which kernel the set chose
+    // The plain loop, unrolled or not: a load an element, where the other kernels load whole
+    // registers of the row.
+    bool per_element = false;
     int period = 0;
     alignas(64) std::uint8_t masks[kMaskBytes];
     std::uint8_t counts[kMaxPeriod * 4];
@@ -113,6 +116,13 @@ bool cpu_has(Extension extension);
 enum class SteppedChoice { Chosen, Always, Never };
 SteppedChoice stepped_choice();
 void set_stepped_choice(SteppedChoice choice);
+
+// Whether rows the plain loop takes, read from memory the process holds, get it unrolled: as
+// chosen (kernels_rows.hpp: not rows of elements a line apart), or always, or never. For tests
+// and benchmarks, as above.
+enum class UnrolledChoice { Chosen, Always, Never };
+UnrolledChoice unrolled_choice();
+void set_unrolled_choice(UnrolledChoice choice);
 
 // The output size (bytes of one copy_view call) from which copy_view streams; tests lower it
 // so that small copies take the streaming path too (copy.cpp).

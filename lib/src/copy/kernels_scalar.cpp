@@ -31,12 +31,14 @@ void prepare_row(RowKernel& kernel, std::int64_t stride, std::size_t itemsize, s
     kernel.itemsize = itemsize;
     kernel.period = 0;
     kernel.streamed = nullptr;
+    kernel.per_element = false;
     if (stride == static_cast<std::int64_t>(itemsize)) {
         kernel.fn = contiguous;
         kernel.name = "contiguous";
         return;
     }
     kernel.name = "strided";
+    kernel.per_element = true;
     switch (itemsize) {
         case 1: kernel.fn = strided_fixed<1>; return;
         case 2: kernel.fn = strided_fixed<2>; return;

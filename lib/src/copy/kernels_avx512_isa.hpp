@@ -55,10 +55,15 @@ struct Avx512 {
     // beat the plain loop (see prepare_sized in kernels_rows.hpp). 0: never.
     // With VBMI a register of bytes is one permute and one store, not four lane stores: uint8
     // every 12th 39.6 ms shuffled against 40.6 plain (8th: 34.0 against 43.5; 14th: 38.1
-    // against 36.6), where without VBMI every 8th was the last step to gain.
+    // against 36.6), where without VBMI every 8th was the last step to gain. float32 every
+    // third (12 bytes) was faster in the plain loop unrolled, which reads such rows in order
+    // without prefetches (copy_plan.cpp): 47.8-49.1 ms against 56.0-56.7 shuffled, numpy
+    // 57-59 (Zen 4, 1 GiB in memory held, one thread, medians of 5, two alternating runs); the
+    // tool, on a mapping, was as fast either way (three runs of 10 to 14 alternating pairs,
+    // medians 0.98 to 1.09 of each other, fastest runs within 2%).
     template <std::size_t S>
     static constexpr std::int64_t stepped_most_bytes() {
-        return S == 1 ? (Vbmi ? 12 : 8) : S == 2 ? 10 : S == 4 ? 12 : 0;
+        return S == 1 ? (Vbmi ? 12 : 8) : S == 2 ? 10 : S == 4 ? 8 : 0;
     }
 
     // vpermd / vpermw move 4-, 8- and 2-byte elements across the register; bytes go lane by

@@ -172,6 +172,10 @@ def run_cases(seeds, cases, check, prefix, describe=None, workers=1):
         indices = range(cases // len(seeds))
         results = map(one, indices) if workers == 1 else run_parallel(one, indices, workers)
         for index, problem in zip(indices, results):
+            if isinstance(problem, Skipped):
+                tally.skipped += 1
+                print(f"SKIP seed {seed} case {index}: {problem}", flush=True)
+                continue
             tally.count(problem)
             if problem and tally.failed <= 10:
                 if describe is None:
@@ -205,12 +209,19 @@ def remove_case_dir(directory, keep=None):
 # ---------------------------------------------------------------------------- results
 
 
+class Skipped(str):
+    """What a check returns for a case it could not judge, and why: neither passed nor
+    failed, counted and shown as skipped."""
+
+
 class Tally:
-    """Cases passed and failed; as text, the summary `N passed, M failed`."""
+    """Cases passed and failed (and skipped, where a check can skip); as text, the summary
+    `N passed, M failed` (`, K skipped`)."""
 
     def __init__(self, passed=0, failed=0):
         self.passed = passed
         self.failed = failed
+        self.skipped = 0
 
     def count(self, failures):
         """Counts one case: failed if `failures` is true (a non-empty list of failures, or True)."""
@@ -222,10 +233,11 @@ class Tally:
     def __iadd__(self, other):
         self.passed += other.passed
         self.failed += other.failed
+        self.skipped += other.skipped
         return self
 
     def __str__(self):
-        return f"{self.passed} passed, {self.failed} failed"
+        return f"{self.passed} passed, {self.failed} failed" + (f", {self.skipped} skipped" if self.skipped else "")
 
     def finish(self):
         """Prints the summary as the last line; returns the exit status, 1 if anything failed."""

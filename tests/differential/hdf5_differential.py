@@ -127,6 +127,39 @@ def check_case(tslice, case, directory):
     return None
 
 
+def frames(report, after):
+    """The frames of the stack that follows the line starting with `after` in a sanitizer's
+    report, as text."""
+    lines = report.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith(after)), None)
+    if start is None:
+        return []
+    stack = []
+    for line in lines[start + 1:]:
+        if not line.lstrip().startswith("#"):
+            break
+        stack.append(line)
+    return stack
+
+
+def hdf5_reads_past_its_own_buffer(report):
+    """Whether AddressSanitizer's report is of a read by the HDF5 library past a buffer the HDF5
+    library allocated: libhdf5 1.10.8 (Debian 12) does so on some damaged chunks (H5Dread ->
+    H5D__select_read -> H5VM_memcpyvv reading from an H5MM_realloc'd buffer). Neither end
+    is tslice's memory, so the case says nothing of tslice; any report that involves tslice's
+    own buffers, or a write, is not this."""
+    if "ERROR: AddressSanitizer: heap-buffer-overflow" not in report or "READ of size" not in report:
+        return False
+
+    def first_outside_sanitizer(stack):
+        return next((f for f in stack if "/libsanitizer/" not in f and "__interceptor_" not in f
+                     and "__asan_" not in f), "")
+
+    access = frames(report, "READ of size")
+    allocation = frames(report, "allocated by thread")
+    return "libhdf5" in first_outside_sanitizer(access) and "libhdf5" in first_outside_sanitizer(allocation)
+
+
 def damaged_case(tslice, seed, directory):
     r = random.Random(seed)
     path = os.path.join(directory, "bad.h5")
@@ -143,6 +176,9 @@ def damaged_case(tslice, seed, directory):
     open(path, "wb").write(bytes(data))
     for args in (["--list"], ["-k", "g/x", "[3:30:2, ::-7]", "-o", os.path.join(directory, "o.npy")]):
         run = subprocess.run([tslice, path] + args, capture_output=True, text=True, timeout=60)
+        if hdf5_reads_past_its_own_buffer(run.stderr):
+            return harness.Skipped(f"damaged file: {args}: the HDF5 library read past a buffer of its own "
+                                   "(AddressSanitizer), a fault of the library, not of tslice")
         if run.returncode not in (0, 1, 2) or (run.returncode == 1 and "tslice: error: " not in run.stderr):
             return f"damaged file: {args}: exit {run.returncode}: {run.stderr.strip()[-400:]}"
         if run.returncode == 1 and len(run.stderr.strip().splitlines()) != 1:

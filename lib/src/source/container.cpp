@@ -301,6 +301,9 @@ std::string shown_name(const std::string& name) { return plain_name(name) ? name
 
 std::string array_what(const ArrayInFile& array) {
     if (!array.name) return "the array";
+    // (An HDF5 dataset keeps its path in the file as its member; a Zarr array has none.)
+    if (array.bytes.kind == ArrayBytes::Kind::Region)
+        return (array.member.empty() ? "the array " : "the dataset ") + quoted_name(*array.name);
     return array.member.empty() ? "the tensor " + quoted_name(*array.name) : "the .npz member " + quoted_name(array.member);
 }
 

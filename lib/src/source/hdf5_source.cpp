@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <optional>
 
+#include "source/dtype.hpp"
 #include "source/region_sources.hpp"
 #include "tslice/error.hpp"
 #include "tslice/npy.hpp"
@@ -334,7 +336,13 @@ private:
             if (rank < 0 || rank > static_cast<int>(kMaxRank)) fail("the dataset '" + name + "' has too many axes");
             std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
             H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
-            for (const auto d : dims) array.shape.push_back(static_cast<std::int64_t>(d));
+            for (const auto d : dims) {
+                // (A damaged file can say anything here; the library does not check.)
+                if (d > static_cast<hsize_t>(std::numeric_limits<std::int64_t>::max()))
+                    fail_input("the dataset '" + name + "' has a dimension of " + std::to_string(d) +
+                               ", more than 64-bit sizes hold");
+                array.shape.push_back(static_cast<std::int64_t>(d));
+            }
         }
         const TypeInfo info = describe_type(type.get());
         if (info.reason.empty()) {
@@ -349,6 +357,11 @@ private:
             array.error = "the dataset '" + name + "'" + " holds " + info.reason +
                                ", which tslice lists but does not read (it reads numbers, bools, fixed-length strings "
                                "and compounds of them)";
+        }
+        try {
+            checked_element_count(array.shape, array.type.dtype.itemsize, "the shape");
+        } catch (const Error& error) {
+            fail_input("the dataset '" + name + "': " + error.what());
         }
         if (array.error.empty() && kind == H5S_SIMPLE) map_if_contiguous(dataset, array);
         if (kind == H5S_NULL) {

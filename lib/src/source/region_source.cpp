@@ -109,7 +109,12 @@ ArrayData ArrayData::open_region(const RegionSource& source, const ArrayInFile& 
         source.read(array, box, out.in_memory_.data(), threads, {});
     } else {
         const int fd = open_temporary(what);
-        if (::ftruncate(fd, bytes) != 0) {
+        // The file's blocks are taken now, so that a box larger than the disk holds (a damaged
+        // file can claim a terabyte) fails here with ENOSPC rather than as a SIGBUS when the
+        // mapping is written; a file system without fallocate gets a sparse file instead.
+        int made = ::fallocate(fd, 0, 0, bytes);
+        if (made != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) made = ::ftruncate(fd, bytes);
+        if (made != 0) {
             const int error = errno;
             ::close(fd);
             fail_input("cannot make a temporary file of " + std::to_string(bytes) + " bytes for " + what + ": " +

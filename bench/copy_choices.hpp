@@ -169,9 +169,10 @@ inline void print_machine_choices() {
 // beside it. Returns the number of misses.
 inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
     print_machine_choices();
-    std::printf("copy choices on this CPU (tslice on one thread, median ms, and for each change the median ratio of its\n  time to the chosen copy's timed beside it; streams: yes = tslice's own "
-                "streaming loop, memcpy = handed to memcpy, which streams it;\n  * = a change that leaves "
-                "the copy as it was, not judged: its ratio's distance from 1 is the run's noise)\n");
+    std::printf("copy choices on this CPU (tslice on one thread, median ms, and for each change the median "
+                "ratio of its\n  time to the chosen copy's timed beside it; streams: yes = tslice's own streaming "
+                "loop, memcpy = handed to memcpy, which streams it;\n  * = a change that leaves the copy as it "
+                "was, not judged: its ratio's distance from 1 is the run's noise)\n");
     std::printf("%-24s %-9s %9s %-10s %9s %15s %13s %13s %13s %15s %15s | %s\n", "case", "streams", "prefetch",
                 "kernel", "chosen", CopyAlternative::name(0), CopyAlternative::name(1), CopyAlternative::name(2),
                 CopyAlternative::name(3), CopyAlternative::name(4), CopyAlternative::name(5),
@@ -201,10 +202,9 @@ inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
             ++unjudged;
             std::snprintf(verdict, sizeof verdict, "n/a: no change alters this copy");
         } else {
-            const double ratio = best;
-            const bool ok = ratio >= 0.95;
+            const bool ok = best >= 0.95;
             (ok ? pass : miss) += 1;
-            std::snprintf(verdict, sizeof verdict, "%.2f %s%s%s", ratio, ok ? "PASS" : "MISS", ok ? "" : ": faster with ",
+            std::snprintf(verdict, sizeof verdict, "%.2f %s%s%s", best, ok ? "PASS" : "MISS", ok ? "" : ": faster with ",
                           ok ? "" : CopyAlternative::name(best_at));
         }
         std::printf("%-24s %-9s %9s %-10s %9.2f %15s %13s %13s %13s %15s %15s | %s\n", row.label.c_str(),

@@ -176,8 +176,8 @@ CopyPlan plan_copy(const View& view, InputMemory memory) {
     const std::int64_t row_span = (plan.row_length - 1) * plan.inner_stride + itemsize;
     const std::int64_t row_gap = rank >= 2 ? layout.byte_strides[rank - 2] - row_span : -1;
     const bool reads_in_order = plan.bands || (row_gap >= 0 && row_gap <= 64);
-    if (reads_in_order && plan.row.per_element && plan.inner_stride > itemsize && plan.inner_stride <= 64 &&
-        row_span > kBandUnprefetchedRowBytes)
+    if (plan.method == CopyPlan::Method::Rows && reads_in_order && plan.row.per_element &&
+        plan.inner_stride > itemsize && plan.inner_stride <= 64 && row_span > kBandUnprefetchedRowBytes)
         plan.prefetch_ahead = 0;
     // Short rows of elements more than four lines and less than 1 KiB apart: on some CPUs the
     // hardware follows them, and prefetching only costs (copy_machine.cpp). (Four lines apart,

@@ -118,8 +118,8 @@ SteppedChoice stepped_choice();
 void set_stepped_choice(SteppedChoice choice);
 
 // Whether rows the plain loop takes, read from memory the process holds, get it unrolled: as
-// chosen (kernels_rows.hpp: not rows of elements a line apart), or always, or never. For tests
-// and benchmarks, as above.
+// chosen (kernels_rows.hpp: not rows of elements more than half a line and at most a line
+// apart), or always, or never. For tests and benchmarks, as above.
 enum class UnrolledChoice { Chosen, Always, Never };
 UnrolledChoice unrolled_choice();
 void set_unrolled_choice(UnrolledChoice choice);

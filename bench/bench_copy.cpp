@@ -282,13 +282,15 @@ int run(const Options& options) {
                                         copy_plan.layout.itemsize >=
                                     tslice::memcpy_run_bytes();
         const bool streams = tslice::copy_streams(copy_plan, count) && !via_memcpy;
-        const std::string chosen_kernel = copy_plan.row.name;
+        const tslice::bench::CopyDoes does = tslice::bench::copy_does(planned.view);
+        const CopyAlternative::Chosen chosen{streams, does.rows_ahead > 0 || does.elements_ahead > 0,
+                                             copy_plan.row.name};
         std::array<bool, CopyAlternative::kCount> applies{};
         for (int which = 0; which < CopyAlternative::kCount; ++which)
             applies[which] = tslice::bench::alternative_applies(planned.view, which);
         for (int which = 0; which < CopyAlternative::kCount; ++which) {
             if (!applies[which]) continue;
-            const CopyAlternative alternative(which, streams, chosen_kernel);
+            const CopyAlternative alternative(which, chosen);
             std::memset(out.data(), 0x3C, out_bytes);
             tslice::copy_view(src, planned.view, out.data(), 0, count);
             verify(CopyAlternative::name(which), out.data(), out_bytes);
@@ -341,7 +343,7 @@ int run(const Options& options) {
                 };
                 if (round % 2 == 1) as_chosen();
                 {
-                    const CopyAlternative alternative(which, streams, chosen_kernel);
+                    const CopyAlternative alternative(which, chosen);
                     time(changed[which], [&] { tslice::copy_view(src, planned.view, out.data(), 0, count); });
                 }
                 if (round % 2 == 0) as_chosen();
@@ -384,13 +386,12 @@ int run(const Options& options) {
         }
         tslice::bench::ChoiceRow choice{label,      streams,      copy_plan.prefetch_ahead, copy_plan.lines_ahead,
                                         copy_plan.row.name, via_memcpy, applies, m1, {}};
-        const tslice::bench::CopyDoes chosen_does = tslice::bench::copy_does(planned.view);
         for (int which = 0; which < CopyAlternative::kCount; ++which) {
             if (changed[which].empty()) continue;
             choice.changed[which] = median(changed[which]);
             choice.ratio[which] = median(paired_ratios[which]);
-            const CopyAlternative alternative(which, streams, chosen_kernel);
-            choice.same[which] = tslice::bench::copy_does(planned.view) == chosen_does;
+            const CopyAlternative alternative(which, chosen);
+            choice.same[which] = tslice::bench::copy_does(planned.view) == does;
         }
         choice_rows.push_back(choice);
         const bool large = out_bytes * 16 >= in_bytes;  // >= 64 MiB of a 1 GiB input

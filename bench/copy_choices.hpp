@@ -1,8 +1,9 @@
 // tslice's copy choices measured on this CPU: each in-process case copied on one thread as
 // tslice chooses, and with each choice changed: its stores streamed where they are not (or
-// not where they are), nothing prefetched, the input prefetched twice and four times as far, and its
-// rows copied by the other kernel where two can (the stepped kernel or the plain loop), and by
-// the plain loop unrolled where it is not (or not where it is).
+// not where they are), its prefetches flipped (none where it prefetches; where a rule leaves its
+// rows to the hardware's prefetchers, prefetched as without the rule), the input prefetched
+// twice and four times as far, its rows copied by the other kernel where two can (the stepped
+// kernel or the plain loop), and by the plain loop unrolled where it is not (or not where it is).
 // Where a choice was fixed by measuring one machine, this table shows on any other whether
 // it still holds there.
 #pragma once
@@ -29,15 +30,28 @@ public:
     static constexpr int kKernel = 4;
     static constexpr int kLoop = 5;
     static const char* name(int which) {
-        static const char* const names[kCount] = {"stores flipped", "no prefetch", "prefetch x2", "prefetch x4",
+        static const char* const names[kCount] = {"stores flipped", "prefetch flipped", "prefetch x2", "prefetch x4",
                                                   "kernel flipped", "loop flipped"};
         return names[which];
     }
 
-    // `chosen_kernel`: the name of the row kernel tslice chose for the case's rows.
-    CopyAlternative(int which, bool chosen_streams, const std::string& chosen_kernel) : prefetch_(prefetch_lines()) {
-        if (which == 0) set_stream_choice(chosen_streams ? StreamChoice::Never : StreamChoice::Always);
-        if (which == 1) set_prefetch_lines(0);
+    // What tslice chose for the case: whether it streams, whether it prefetches, and the name
+    // of its row kernel.
+    struct Chosen {
+        bool streams = false;
+        bool prefetches = false;
+        std::string kernel;
+    };
+
+    CopyAlternative(int which, const Chosen& chosen) : prefetch_(prefetch_lines()) {
+        const std::string& chosen_kernel = chosen.kernel;
+        if (which == 0) set_stream_choice(chosen.streams ? StreamChoice::Never : StreamChoice::Always);
+        if (which == 1) {
+            if (chosen.prefetches)
+                set_prefetch_lines(0);
+            else
+                set_prefetch_choice(PrefetchChoice::Always);
+        }
         if (which == 2) set_prefetch_lines(2 * prefetch_);
         if (which == 3) set_prefetch_lines(4 * prefetch_);
         if (which == kKernel)
@@ -50,6 +64,7 @@ public:
     ~CopyAlternative() {
         set_stream_choice(StreamChoice::Chosen);
         set_prefetch_lines(prefetch_);
+        set_prefetch_choice(PrefetchChoice::Chosen);
         kernels::set_stepped_choice(kernels::SteppedChoice::Chosen);
         kernels::set_unrolled_choice(kernels::UnrolledChoice::Chosen);
     }
@@ -117,7 +132,7 @@ inline CopyDoes copy_does(const View& view) {
 inline bool alternative_applies(const View& view, int which) {
     if (which != CopyAlternative::kKernel && which != CopyAlternative::kLoop) return true;
     const std::string chosen = plan_copy(view).row.name;
-    const CopyAlternative flipped(which, false, chosen);
+    const CopyAlternative flipped(which, {false, false, chosen});
     return plan_copy(view).row.name != chosen;
 }
 

@@ -129,6 +129,13 @@ TEST_CASE("copy: the prefetch distance is a setting in lines, and none is no pre
     CHECK(plan_copy(stepped).row.per_element);
     CHECK(plan_copy(stepped).prefetch_ahead == 0);
     CHECK(plan_copy(stepped, InputMemory::Mapped).prefetch_ahead == 0);
+    // Where the rules that leave rows to the hardware are set aside (the bench's copy choices),
+    // the same rows are prefetched: 64 lines, a row of 63 lines.
+    set_prefetch_choice(PrefetchChoice::Always);
+    CHECK(plan_copy(stepped, InputMemory::Mapped).prefetch_ahead == (prefetches ? 1 : 0));
+    CHECK(plan_copy(dense).prefetch_ahead == (prefetches ? 16 : 0));  // rows of 4 lines
+    set_prefetch_choice(PrefetchChoice::Chosen);
+    CHECK(plan_copy(stepped, InputMemory::Mapped).prefetch_ahead == 0);
     // Backwards, they keep their prefetches.
     const View backwards = apply_plan(plan_index(parse_index_expr("[:, :, :24:-16]"), cube), View::contiguous(cube, 4));
     CHECK(plan_copy(backwards, InputMemory::Mapped).prefetch_ahead == (prefetches ? 1 : 0));

@@ -51,6 +51,7 @@ constexpr std::size_t kDefaultStreamBytes = ~std::size_t{0};  // stream_bytes no
 std::atomic<std::size_t> stream_bytes{kDefaultStreamBytes};
 std::atomic<std::size_t> memcpy_bytes{kMachineMemcpyRunBytes};
 std::atomic<StreamChoice> stream_choice_setting{StreamChoice::Chosen};
+std::atomic<PrefetchChoice> prefetch_choice_setting{PrefetchChoice::Chosen};
 
 // How many input lines ahead of the copy are prefetched (see copy_prefetch.hpp): rows ahead of
 // the copied one, as many as hold this many lines; in rows far longer that read a line per
@@ -106,6 +107,8 @@ std::size_t memcpy_run_bytes() {
 void set_memcpy_run_bytes(std::size_t bytes) { memcpy_bytes.store(bytes); }
 std::int64_t prefetch_lines() { return prefetch_ahead_lines.load(std::memory_order_relaxed); }
 void set_prefetch_lines(std::int64_t lines) { prefetch_ahead_lines.store(std::max<std::int64_t>(lines, 0)); }
+PrefetchChoice prefetch_choice() { return prefetch_choice_setting.load(std::memory_order_relaxed); }
+void set_prefetch_choice(PrefetchChoice choice) { prefetch_choice_setting.store(choice); }
 
 CopyPlan plan_copy(const View& view, InputMemory memory) {
     CopyPlan plan;
@@ -156,6 +159,7 @@ CopyPlan plan_copy(const View& view, InputMemory memory) {
     }
     plan.bands = plan.method == CopyPlan::Method::Rows && plan.set->prefetch && rank >= 2 &&
                  plan.row_length <= kBandRowElements && layout.shape[rank - 2] >= kBandRows;
+    if (prefetch_choice() == PrefetchChoice::Always) return plan;
     const auto itemsize = static_cast<std::int64_t>(layout.itemsize);
     if (plan.bands && plan.inner_stride == itemsize && plan.row_length * itemsize > kBandUnprefetchedRowBytes)
         plan.prefetch_ahead = 0;

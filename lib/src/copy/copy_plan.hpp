@@ -82,4 +82,12 @@ void set_stream_choice(StreamChoice choice);
 std::int64_t prefetch_lines();
 void set_prefetch_lines(std::int64_t lines);
 
+// Whether the rules that leave some rows unprefetched (rows the hardware's prefetchers follow:
+// dense or read in order in bands, read in order row by row, short rows several lines apart
+// on AMD) apply, as chosen, or not: for tests and benchmarks (the bench's copy choices time
+// such rows prefetched).
+enum class PrefetchChoice { Chosen, Always };
+PrefetchChoice prefetch_choice();
+void set_prefetch_choice(PrefetchChoice choice);
+
 }  // namespace tslice

@@ -2,6 +2,7 @@
 // into memory or a spool, seen by the pipeline as an ordinary view.
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -109,9 +110,23 @@ ArrayData ArrayData::open_region(const RegionSource& source, const ArrayInFile& 
         source.read(array, box, out.in_memory_.data(), threads, {});
     } else {
         const int fd = open_temporary(what);
-        // The file's blocks are taken now, so that a box larger than the disk holds (a damaged
-        // file can claim a terabyte) fails here with ENOSPC rather than as a SIGBUS when the
-        // mapping is written; a file system without fallocate gets a sparse file instead.
+        // A box larger than the space left (a damaged file can claim a terabyte) is refused
+        // before any of it is taken: fallocate fails with ENOSPC only after taking what there
+        // is, which for a moment leaves every other writer of the file system without space.
+        struct statvfs space {};
+        std::uint64_t free_bytes = 0;
+        if (::fstatvfs(fd, &space) == 0 &&
+            !__builtin_mul_overflow(static_cast<std::uint64_t>(space.f_bavail), static_cast<std::uint64_t>(space.f_frsize),
+                                    &free_bytes) &&
+            free_bytes < static_cast<std::uint64_t>(bytes)) {
+            ::close(fd);
+            fail_input("cannot make a temporary file of " + std::to_string(bytes) + " bytes for " + what + ": " +
+                       temporary_directory() + " has " + std::to_string(free_bytes) +
+                       " bytes free (TMPDIR chooses the directory)");
+        }
+        // Then the file's blocks are taken now, so that the mapping's writes cannot fail later
+        // (a SIGBUS) if others fill the file system meanwhile; a file system without fallocate
+        // gets a sparse file instead.
         int made = ::fallocate(fd, 0, 0, bytes);
         if (made != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) made = ::ftruncate(fd, bytes);
         if (made != 0) {

@@ -298,9 +298,10 @@ StreamSettings choose_stream_settings(const MachineFacts& facts) {
     // 13% faster on Zen 4 (one thread, medians of 5 to 7 copies in the bench's alternating
     // rounds: 41.9-44.0 ms against 48.4-49.6); the tool, whose copy faults the file's pages in
     // as it goes, was 5 to 8% slower so (whole process, 12 alternating runs: median 221-232 ms
-    // against 210-214), and keeps rounding down. Neither the Xeon nor the EPYC with AVX2 had
-    // a faster prefetch distance for that row (their copy-choice tables), so only Zen 4 and
-    // later round up.
+    // against 210-214), and keeps rounding down. On the Xeon that row was faster prefetched
+    // twice as far in one of its five runs of the copy choices (0.91) and not in the others;
+    // the EPYC with AVX2 had no faster distance for it; neither was measured with the round-up,
+    // so only Zen 4 and later round up.
     if (facts.resident_rows_gain_whole_prefetch_distance) {
         settings.resident_rows_ahead_round_up = true;
         settings.prefetch_why += "; in memory tslice holds, the first row at least that far ahead: faster so on AMD "

@@ -3,10 +3,13 @@
 // chunk rows at a time.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "library_internals.hpp"
@@ -23,7 +26,8 @@ using namespace tslice;
 namespace {
 
 // An array of int32 whose elements are their flat indices, chunked as `chunks`; records
-// each box it is asked for. A read of a box holding `failing_row` fails.
+// each box it is asked for, and the most threads its reads were given at once. A read of a box
+// holding `failing_row` fails.
 class CountingSource final : public RegionSource {
 public:
     CountingSource(std::vector<std::int64_t> shape, std::vector<std::int64_t> chunks)
@@ -31,13 +35,28 @@ public:
 
     std::vector<ArrayInFile> list() const override { return {}; }
     std::vector<std::int64_t> chunk_shape(const ArrayInFile&) const override { return chunks_; }
+    bool reads_side_by_side() const override { return side_by_side; }
 
     void read(const ArrayInFile&, const Box& box, std::byte* dst, unsigned threads, const Written&) const override {
         {
             const std::lock_guard<std::mutex> lock(mutex_);
             reads_.push_back(box);
             threads_.push_back(threads);
+            running_threads_ += threads;
+            most_threads_at_once_ = std::max(most_threads_at_once_, running_threads_);
+            most_reads_at_once_ = std::max(most_reads_at_once_, ++running_reads_);
         }
+        struct Done {
+            const CountingSource* source;
+            unsigned threads;
+            ~Done() {
+                const std::lock_guard<std::mutex> lock(source->mutex_);
+                source->running_threads_ -= threads;
+                --source->running_reads_;
+            }
+        } done{this, threads};
+        // Long enough for reads ahead to overlap where they can.
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
         if (failing_row >= box.start[0] && failing_row < box.stop[0]) fail_input("the chunk 3.0 is corrupt");
         const std::size_t rank = shape_.size();
         std::vector<std::int64_t> at = box.start;
@@ -61,13 +80,23 @@ public:
         const std::lock_guard<std::mutex> lock(mutex_);
         return threads_;
     }
+    unsigned most_threads_at_once() const {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return most_threads_at_once_;
+    }
+    unsigned most_reads_at_once() const {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return most_reads_at_once_;
+    }
     std::int64_t failing_row = -1;
+    bool side_by_side = true;
 
 private:
     std::vector<std::int64_t> shape_, chunks_;
     mutable std::mutex mutex_;
     mutable std::vector<Box> reads_;
     mutable std::vector<unsigned> threads_;
+    mutable unsigned running_threads_ = 0, most_threads_at_once_ = 0, running_reads_ = 0, most_reads_at_once_ = 0;
 };
 
 ArrayInFile int32_array(const std::vector<std::int64_t>& shape) {
@@ -99,9 +128,13 @@ std::vector<std::int32_t> expected_of(const Pipeline& pipeline, const std::vecto
 
 // The result of `expr` read in bands through a ResultReader (chunks of `chunk_bytes`), checked
 // against the same result of the whole array; false where the result is not read in bands.
-bool check_bands(const Case& c, unsigned threads, std::int64_t limit = kBandsLimitBytes) {
+// `side_by_side`: whether the source allows two reads at once.
+bool check_bands(const Case& c, unsigned threads, std::int64_t limit = kBandsLimitBytes, bool side_by_side = true) {
     CAPTURE(c.expr);
+    CAPTURE(threads);
+    CAPTURE(side_by_side);
     const auto source = std::make_shared<CountingSource>(c.shape, c.chunks);
+    source->side_by_side = side_by_side;
     const ArrayInFile array = int32_array(c.shape);
     const Pipeline pipeline = plan_pipeline(c.shape, {}, parse_index_expr(c.expr));
     const Box box = reached_box(pipeline, 4);
@@ -128,8 +161,12 @@ bool check_bands(const Case& c, unsigned threads, std::int64_t limit = kBandsLim
         }
         CHECK(got == expected);
     }
-    // With the threads asked for (-t), no more.
-    for (const unsigned used : source->threads()) CHECK(used == threads);
+    // With the threads asked for (-t), no more: all of them for one read, or shared by two
+    // reads ahead side by side.
+    for (const unsigned used : source->threads())
+        CHECK((used == threads || (side_by_side && layout->ahead == 2 && used == threads / 2)));
+    CHECK(source->most_threads_at_once() <= threads);
+    if (!side_by_side) CHECK(source->most_reads_at_once() == 1);
     // Each band read once, inside the box, starting and ending on chunk rows (or the box's edge).
     const std::vector<Box> reads = source->reads();
     for (std::size_t i = 0; i < reads.size(); ++i) {
@@ -171,6 +208,8 @@ TEST_CASE("region bands: results read a band at a time equal the whole array's")
     };
     for (const unsigned threads : {1u, 3u})
         for (const Case& c : cases) CHECK(check_bands(c, threads));
+    // A source that reads one box at a time (HDF5) is never read twice at once.
+    for (const Case& c : cases) CHECK(check_bands(c, 2, kBandsLimitBytes, false));
     // Chunks smaller than an element: each is handed out in parts.
     set_read_chunk_for_tests(2);
     for (const Case& c : {cases[1], cases[7]}) CHECK(check_bands(c, 2));
@@ -272,15 +311,18 @@ TEST_CASE("region bands: a band holds chunks for more workers on more threads, w
         const std::optional<BandLayout> layout = band_layout(banded.view, box, 4, chunks, threads, limit);
         REQUIRE(layout);
         const std::int64_t band_bytes = layout->band_rows * layout->row_bytes, chunk = std::int64_t{4} << 20;
-        const std::int64_t workers = std::min<std::int64_t>(threads, band_bytes / chunk);
+        // Two bands read ahead, side by side on half the threads each, where four bands fit.
+        const std::int64_t readers = layout->ahead == 2 && threads >= 2 ? 2 : 1;
+        const std::int64_t workers = readers * std::min<std::int64_t>(threads / readers, band_bytes / chunk);
         // The bands and the workers' chunks, within 64 MiB (16 of them the program's) and two chunks a thread.
-        CHECK(3 * band_bytes + 2 * chunk * workers <= (std::int64_t{48} << 20) + 2 * chunk * threads);
-        return layout->band_rows;
+        CHECK((2 + layout->ahead) * band_bytes + 2 * chunk * workers <= (std::int64_t{48} << 20) + 2 * chunk * threads);
+        return std::pair{layout->band_rows, layout->ahead};
     };
-    CHECK(rows_for(1) == 4);   // a chunk row: two chunks
-    CHECK(rows_for(2) == 4);
-    CHECK(rows_for(4) == 8);   // four chunks, in bands of 16 MiB: 64 MiB hold three
-    CHECK(rows_for(8) == 8);   // six would hold 72 MiB and 48 MiB more for their workers
-    CHECK(rows_for(16) == 16);  // eight: bands of 32 MiB
+    using Bands = std::pair<std::int64_t, int>;  // rows per band, bands read ahead
+    CHECK(rows_for(1) == Bands{4, 2});   // a chunk row: two chunks; four bands of 8 MiB
+    CHECK(rows_for(2) == Bands{4, 2});   // two bands read ahead side by side, a worker each
+    CHECK(rows_for(4) == Bands{8, 1});   // four chunks, in bands of 16 MiB: 64 MiB hold three
+    CHECK(rows_for(8) == Bands{8, 1});   // six would hold 72 MiB and 48 MiB more for their workers
+    CHECK(rows_for(16) == Bands{16, 1});  // eight: bands of 32 MiB
     CHECK(bands_limit_bytes({}, 4, 16) == kBandsLimitBytes);  // unchunked: rows of any count
 }

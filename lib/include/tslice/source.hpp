@@ -45,6 +45,9 @@ public:
     // The shape of the pieces the array is stored in (its chunks), whose rows a read in bands
     // keeps whole; empty where it is not chunked.
     virtual std::vector<std::int64_t> chunk_shape(const ArrayInFile&) const { return {}; }
+    // Whether two reads may run at once, on threads of their own: not where the library
+    // underneath is not thread-safe (HDF5's serial build).
+    virtual bool reads_side_by_side() const { return false; }
 };
 
 class RegionBands;

@@ -76,6 +76,7 @@ std::optional<BandLayout> band_layout(const View& result, const Box& box, std::s
     // Whole chunk rows per band: a chunk per thread where three bands fit the limit. (Bands
     // of four chunks at most, while 16 threads waited, made a Zarr read on the 16-core Xeon
     // stop gaining from 4 threads on: 500 ms on one, 208 on four, 206 on sixteen.)
+    std::int64_t chunks_per_band = 0;  // 0: unchunked
     if (chunks.size() == rank) {
         std::int64_t across = 1;
         for (std::size_t k = 1; k < rank; ++k)
@@ -87,10 +88,26 @@ std::optional<BandLayout> band_layout(const View& result, const Box& box, std::s
                (per_band + 1) * chunk_row_bytes <= limit_bytes / 3)
             ++per_band;
         layout.band_rows = per_band * chunks[0];
+        chunks_per_band = per_band * across;
     } else {
         layout.band_rows = std::max<std::int64_t>(1, std::min(kUnchunkedBandBytes, limit_bytes / 3) / layout.row_bytes);
         if (3 * layout.row_bytes > limit_bytes) return std::nullopt;
     }
+    // A second band read ahead, where four bands fit. With one, a band's workers wait for its
+    // slowest (while the band copied is written out, three threads share two cores), and then
+    // for the copy to reach the next band: a Zarr read on 2 cores kept 1.47 of them busy. With
+    // two, each is read on half the threads, beside the other (RegionBands::readers). For a
+    // chunked source, within the bound bands_limit_bytes keeps, with the workers' chunks.
+    const std::int64_t band_bytes = std::min(layout.band_rows, rows) * layout.row_bytes;
+    bool fourth = 4 * band_bytes <= limit_bytes;
+    if (chunks_per_band > 0 && fourth) {
+        std::int64_t chunk_bytes = static_cast<std::int64_t>(itemsize);
+        for (const std::int64_t length : chunks) chunk_bytes *= length;
+        const std::int64_t readers = threads >= 2 ? 2 : 1;
+        const std::int64_t workers = readers * std::min<std::int64_t>(chunks_per_band, threads / readers);
+        fourth = 4 * band_bytes + 2 * chunk_bytes * workers <= (std::int64_t{48} << 20) + 2 * chunk_bytes * threads;
+    }
+    layout.ahead = fourth ? 2 : 1;
     return layout;
 }
 
@@ -102,9 +119,15 @@ RegionBands::RegionBands(std::shared_ptr<const RegionSource> source, ArrayInFile
       layout_(layout),
       threads_(std::max(1u, threads)),
       file_(std::move(file)),
-      total_(layout.steps * layout.inner) {
-    // Without a thread of its own, each band is read when it is reached.
-    thread_ = try_start_thread([this] { ahead(); });
+      total_(layout.steps * layout.inner),
+      buffers_count_(2 + std::clamp(layout.ahead, 1, kMostBuffers - 2)),
+      side_by_side_(source_->reads_side_by_side()),
+      readers_(threads_ >= 2 && side_by_side_ ? buffers_count_ - 2 : 1),
+      threads_per_read_(threads_ / static_cast<unsigned>(readers_)) {
+    // Without threads of their own, bands are read when they are reached.
+    for (int i = 0; i < readers_; ++i)
+        if (std::optional<std::thread> thread = try_start_thread([this] { ahead(); }))
+            threads_ahead_.push_back(std::move(*thread));
 }
 
 RegionBands::~RegionBands() {
@@ -113,7 +136,7 @@ RegionBands::~RegionBands() {
         stopping_ = true;
     }
     changed_.notify_all();
-    if (thread_) thread_->join();
+    for (std::thread& thread : threads_ahead_) thread.join();
 }
 
 std::int64_t RegionBands::band_index(std::int64_t element) const {
@@ -121,13 +144,55 @@ std::int64_t RegionBands::band_index(std::int64_t element) const {
     return (box_.start[0] + row) / layout_.band_rows;
 }
 
-int RegionBands::free_buffer(int keep_a, int keep_b) const {
-    for (int buffer = 0; buffer < kBuffers; ++buffer)
-        if (buffer != keep_a && buffer != keep_b) return buffer;
-    return 0;  // unreachable: three buffers, two kept at most
+std::int64_t RegionBands::band_end(std::int64_t band, std::int64_t element) const {
+    const BandLayout& l = layout_;
+    const std::int64_t end_row = std::min((band + 1) * l.band_rows, box_.stop[0]) - box_.start[0];
+    const std::int64_t begin_row = std::max(band * l.band_rows, box_.start[0]) - box_.start[0];
+    std::int64_t steps = l.steps;
+    // The steps up to the band's edge in the walk's direction: its end going down the rows, its
+    // beginning going up them.
+    if (l.rows_per_step > 0)
+        steps = std::min(steps, (end_row - l.first_row + l.rows_per_step - 1) / l.rows_per_step);
+    else if (l.rows_per_step < 0)
+        steps = std::min(steps, (l.first_row - begin_row) / -l.rows_per_step + 1);
+    return std::max(element + 1, steps * l.inner);
 }
 
-void RegionBands::read_band(std::int64_t band, int buffer) {
+int RegionBands::held(std::int64_t band) const {
+    for (int b = 0; b < buffers_count_; ++b)
+        if (held_[b] == band) return b;
+    return -1;
+}
+
+bool RegionBands::being_read(std::int64_t band) const {
+    for (int b = 0; b < buffers_count_; ++b)
+        if (reading_[b] == band) return true;
+    return false;
+}
+
+int RegionBands::free_buffer(int keep_a, int keep_b) const {
+    int any = -1;
+    for (int buffer = 0; buffer < buffers_count_; ++buffer) {
+        if (buffer == keep_a || buffer == keep_b || reading_[buffer] >= 0) continue;
+        if (held_[buffer] < 0 || (held_[buffer] != wanted_[0] && held_[buffer] != wanted_[1])) return buffer;
+        any = buffer;
+    }
+    return any;
+}
+
+std::pair<std::int64_t, int> RegionBands::next_ahead() const {
+    for (const std::int64_t band : wanted_) {
+        if (band < 0 || band == ahead_failed_band_ || held(band) >= 0 || being_read(band)) continue;
+        const int buffer = free_buffer(in_use_[0], in_use_[1]);
+        // A buffer that holds a band wanted nearer stays as it is.
+        if (buffer < 0 || (held_[buffer] >= 0 && (held_[buffer] == wanted_[0] || held_[buffer] == wanted_[1])))
+            return {-1, -1};
+        return {band, buffer};
+    }
+    return {-1, -1};
+}
+
+void RegionBands::read_band(std::int64_t band, int buffer, unsigned threads) {
     const BandLayout& l = layout_;
     std::vector<std::byte>& memory = buffers_[buffer];
     if (memory.empty()) memory.resize(static_cast<std::size_t>(std::min(l.band_rows, box_.stop[0] - box_.start[0]) * l.row_bytes));
@@ -135,7 +200,7 @@ void RegionBands::read_band(std::int64_t band, int buffer) {
     part.start[0] = std::max(band * l.band_rows, box_.start[0]);
     part.stop[0] = std::min((band + 1) * l.band_rows, box_.stop[0]);
     try {
-        source_->read(array_, part, memory.data(), threads_, {});
+        source_->read(array_, part, memory.data(), threads, {});
     } catch (const Error& error) {
         throw error_about_file(error, file_);
     }
@@ -144,14 +209,17 @@ void RegionBands::read_band(std::int64_t band, int buffer) {
 void RegionBands::ahead() {
     std::unique_lock<std::mutex> lock(lock_);
     for (;;) {
-        changed_.wait(lock, [this] { return stopping_ || (ahead_band_ >= 0 && held_[ahead_buffer_] != ahead_band_); });
+        std::pair<std::int64_t, int> next{-1, -1};
+        // Not beside the copy's own read where the source reads one box at a time.
+        changed_.wait(lock, [&] { return stopping_ || ((side_by_side_ || !reading_here_) && (next = next_ahead()).first >= 0); });
         if (stopping_) return;
-        const std::int64_t band = ahead_band_;
-        const int buffer = ahead_buffer_;
+        const auto [band, buffer] = next;
+        reading_[buffer] = band;
+        held_[buffer] = -1;
         lock.unlock();
         std::exception_ptr error;
         try {
-            read_band(band, buffer);
+            read_band(band, buffer, threads_per_read_);
         } catch (...) {
             error = std::current_exception();
         }
@@ -162,7 +230,7 @@ void RegionBands::ahead() {
         } else {
             held_[buffer] = band;
         }
-        ahead_band_ = -1;
+        reading_[buffer] = -1;
         changed_.notify_all();
     }
 }
@@ -170,47 +238,52 @@ void RegionBands::ahead() {
 RegionBands::Band RegionBands::band_of(std::int64_t element, int keep) {
     const BandLayout& l = layout_;
     const std::int64_t band = band_index(element);
-    const std::int64_t end_row = std::min((band + 1) * l.band_rows, box_.stop[0]) - box_.start[0];
     const std::int64_t begin_row = std::max(band * l.band_rows, box_.start[0]) - box_.start[0];
-    std::int64_t steps = l.steps;
-    // The steps up to the band's edge in the walk's direction: its end going down the rows, its
-    // beginning going up them.
-    if (l.rows_per_step > 0)
-        steps = std::min(steps, (end_row - l.first_row + l.rows_per_step - 1) / l.rows_per_step);
-    else if (l.rows_per_step < 0)
-        steps = std::min(steps, (l.first_row - begin_row) / -l.rows_per_step + 1);
-    const std::int64_t end = std::max(element + 1, steps * l.inner);
+    const std::int64_t end = band_end(band, element);
 
     std::unique_lock<std::mutex> lock(lock_);
-    const auto held = [this](std::int64_t wanted) {
-        for (int b = 0; b < kBuffers; ++b)
-            if (held_[b] == wanted) return b;
-        return -1;
-    };
+    // The buffer copied before is done with, unless it holds this band (no read ahead takes it
+    // while this call waits); the one handed out (`keep`) is not.
+    in_use_[0] = held(band);
+    in_use_[1] = keep;
+    // A read ahead of this band finishes first, and every read ahead where the source reads one
+    // box at a time. (A band held is handed out while the next one is read.)
+    changed_.wait(lock, [&] { return side_by_side_ ? !being_read(band) : std::count(reading_, reading_ + kMostBuffers, -1) == kMostBuffers; });
+    if (ahead_failed_band_ == band) std::rethrow_exception(ahead_error_);
     int buffer = held(band);
     if (buffer < 0) {
-        // A read ahead in flight finishes first: it may be this band, and no buffer is read
-        // into twice. (A band held is handed out while the next one is read.)
-        changed_.wait(lock, [this] { return ahead_band_ < 0; });
-        if (ahead_failed_band_ == band) std::rethrow_exception(ahead_error_);
-        buffer = held(band);
-    }
-    if (buffer < 0) {
+        // Read here: nothing more is read ahead meanwhile (the bands wanted follow this one),
+        // and the reads ahead in flight keep their buffers.
+        wanted_[0] = wanted_[1] = -1;
         buffer = free_buffer(keep, -1);
         held_[buffer] = -1;  // a read that fails leaves the buffer holding nothing
+        in_use_[0] = buffer;
+        reading_here_ = true;
         lock.unlock();
-        read_band(band, buffer);
+        try {
+            read_band(band, buffer, threads_);
+        } catch (...) {
+            lock.lock();
+            reading_here_ = false;
+            changed_.notify_all();
+            throw;
+        }
         lock.lock();
+        reading_here_ = false;
         held_[buffer] = band;
     }
-    if (thread_ && end < total_ && ahead_band_ < 0) {
-        const std::int64_t next = band_index(end);
-        if (held(next) < 0 && next != ahead_failed_band_) {
-            ahead_buffer_ = free_buffer(keep, buffer);
-            held_[ahead_buffer_] = -1;
-            ahead_band_ = next;
-            changed_.notify_all();
+    in_use_[0] = buffer;
+    if (!threads_ahead_.empty()) {
+        // The bands after this one, in the walk's order.
+        std::int64_t at = end;
+        for (int i = 0; i < 2; ++i) {
+            wanted_[i] = -1;
+            if (i < buffers_count_ - 2 && at < total_) {
+                wanted_[i] = band_index(at);
+                at = band_end(wanted_[i], at);
+            }
         }
+        changed_.notify_all();
     }
     return {buffers_[buffer].data() - begin_row * l.row_bytes, end, buffer};
 }

@@ -1,8 +1,8 @@
 // A region source's box read a band at a time, for a result that walks the box's first axis
 // (either way): the copy asks for the band holding the elements it copies next, which is read
-// (the source decodes only the chunks the band touches, in parallel) into one of three buffers
-// made once, and the band after it is read ahead. Never more than three bands are held, so a
-// box larger than memory costs no spool, and no page is faulted in twice.
+// (the source decodes only the chunks the band touches, in parallel) into one of three or four
+// buffers made once, and the one or two bands after it are read ahead. Never more than four
+// bands are held, so a box larger than memory costs no spool, and no page is faulted in twice.
 //
 // A band is a run of rows of the box's first axis, the rows of whole chunks where the source
 // is chunked, so that no chunk is decoded for two bands.
@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tslice/source.hpp"
@@ -25,8 +26,9 @@
 namespace tslice {
 
 // What the bands may hold at most (three are held: the one copied, the one the sink may
-// still write from, the one read ahead): 64 MiB, or more where the source is chunked and many
-// threads read it, so that a band holds a chunk for more workers (bands_limit_bytes).
+// still write from, the one read ahead; a fourth, read ahead after it, where it fits): 64 MiB,
+// or more where the source is chunked and many threads read it, so that a band holds a chunk
+// for more workers (bands_limit_bytes).
 constexpr std::int64_t kBandsLimitBytes = std::int64_t{64} << 20;
 std::int64_t bands_limit_bytes(const std::vector<std::int64_t>& chunks, std::size_t itemsize, unsigned threads);
 
@@ -38,6 +40,7 @@ struct BandLayout {
     std::int64_t steps = 1;         // the walking axis's length
     std::int64_t first_row = 0;     // the box row (from the box's start) of the first element
     std::int64_t rows_per_step = 0;  // box rows the walking axis moves by per step (0: one step; < 0: up)
+    int ahead = 1;                   // bands read ahead of the one copied: 1, or 2 where four bands fit
 };
 
 // The layout of `result` (a view over the box's bytes in C order, from offset 0; see
@@ -45,7 +48,8 @@ struct BandLayout {
 // axes that cross a row of the first axis, or
 // bands of at least a chunk row that would not fit `limit_bytes` three times. `chunks`: the
 // source's chunk shape (empty: rows need no alignment); `threads`: a band holds at least
-// a chunk per thread where it can, so that each band keeps every worker busy.
+// a chunk per thread where it can, so that each band keeps every worker busy; a second band is
+// read ahead where four bands and the workers' chunks fit the bound bands_limit_bytes keeps.
 std::optional<BandLayout> band_layout(const View& result, const Box& box, std::size_t itemsize,
                                       const std::vector<std::int64_t>& chunks, unsigned threads,
                                       std::int64_t limit_bytes);
@@ -65,18 +69,28 @@ public:
         int buffer;             // which buffer holds it, for `keep`
     };
     // The band holding result element `element`, read unless it is held or being read ahead;
-    // the next band is then read ahead, on a thread of its own. The buffer `keep` (-1: none),
-    // whose bytes the caller handed out before, is not read into.
+    // the bands after it (layout.ahead) are then read ahead, on threads of their own. The buffer
+    // `keep` (-1: none), whose bytes the caller handed out before, is not read into.
     Band band_of(std::int64_t element, int keep = -1);
 
 private:
-    static constexpr int kBuffers = 3;  // the band copied, the one handed out before, the one read ahead
+    // The band copied, the one handed out before, those read ahead.
+    static constexpr int kMostBuffers = 4;
 
-    void read_band(std::int64_t band, int buffer);
+    // Reads `band` into `buffer` on `threads` workers.
+    void read_band(std::int64_t band, int buffer, unsigned threads);
     void ahead();  // the read-ahead thread's loop
     // The band of result element `element`.
     std::int64_t band_index(std::int64_t element) const;
+    // The first result element past band `band`, from `element` in it, in the walk's order.
+    std::int64_t band_end(std::int64_t band, std::int64_t element) const;
+    // A buffer other than `keep_a`, `keep_b` and those being read into, one that holds no
+    // band wanted ahead where there is one; -1 where there is none. Under the lock.
     int free_buffer(int keep_a, int keep_b) const;
+    int held(std::int64_t band) const;
+    bool being_read(std::int64_t band) const;
+    // The next band to read ahead and a buffer for it, or {-1, -1}. Under the lock.
+    std::pair<std::int64_t, int> next_ahead() const;
 
     std::shared_ptr<const RegionSource> source_;
     ArrayInFile array_;
@@ -85,18 +99,26 @@ private:
     unsigned threads_;
     std::string file_;
     std::int64_t total_;  // the result's elements
-    std::vector<std::byte> buffers_[kBuffers];
-    std::int64_t held_[kBuffers] = {-1, -1, -1};  // the band each buffer holds (complete)
+    int buffers_count_;            // 2 + layout.ahead
+    bool side_by_side_;            // the source's reads_side_by_side()
+    int readers_;                  // threads reading ahead: layout.ahead; 1 on one thread or one read at a time
+    unsigned threads_per_read_;    // the workers of a read ahead: threads_ shared by the readers
+    std::vector<std::byte> buffers_[kMostBuffers];
+    std::int64_t held_[kMostBuffers] = {-1, -1, -1, -1};  // the band each buffer holds (complete)
 
-    // The read ahead: one band at a time, asked for and waited on under the lock.
+    // The read ahead: the bands after the one copied, in order, each on a thread of its own
+    // (layout.ahead threads), into buffers neither copied nor handed out; asked for and
+    // waited on under the lock.
     std::mutex lock_;
     std::condition_variable changed_;
-    std::int64_t ahead_band_ = -1;  // asked for or being read; -1: none
-    int ahead_buffer_ = -1;
+    std::int64_t wanted_[2] = {-1, -1};  // the bands to read ahead, nearest first; -1: none
+    int in_use_[2] = {-1, -1};           // the buffers copied and handed out
+    std::int64_t reading_[kMostBuffers] = {-1, -1, -1, -1};  // the band being read ahead into each buffer
+    bool reading_here_ = false;  // the copy's thread reads the band it needs
     std::exception_ptr ahead_error_;
     std::int64_t ahead_failed_band_ = -1;
     bool stopping_ = false;
-    std::optional<std::thread> thread_;
+    std::vector<std::thread> threads_ahead_;
 };
 
 }  // namespace tslice

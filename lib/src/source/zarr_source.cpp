@@ -206,6 +206,9 @@ public:
         return read_meta(root_, path_of(array)).chunks;
     }
 
+    // Each read has its own chunks and buffers; the spare buffers are shared under a lock.
+    bool reads_side_by_side() const override { return true; }
+
     void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned threads,
               const Written& written) const override {
         const fs::path dir = path_of(array);

@@ -121,8 +121,7 @@ RegionBands::RegionBands(std::shared_ptr<const RegionSource> source, ArrayInFile
       file_(std::move(file)),
       total_(layout.steps * layout.inner),
       buffers_count_(2 + std::clamp(layout.ahead, 1, kMostBuffers - 2)),
-      side_by_side_(source_->reads_side_by_side()),
-      readers_(threads_ >= 2 && side_by_side_ ? buffers_count_ - 2 : 1),
+      readers_(threads_ >= 2 && source_->reads_side_by_side() ? buffers_count_ - 2 : 1),
       threads_per_read_(threads_ / static_cast<unsigned>(readers_)) {
     // Without threads of their own, bands are read when they are reached.
     for (int i = 0; i < readers_; ++i)
@@ -210,8 +209,7 @@ void RegionBands::ahead() {
     std::unique_lock<std::mutex> lock(lock_);
     for (;;) {
         std::pair<std::int64_t, int> next{-1, -1};
-        // Not beside the copy's own read where the source reads one box at a time.
-        changed_.wait(lock, [&] { return stopping_ || ((side_by_side_ || !reading_here_) && (next = next_ahead()).first >= 0); });
+        changed_.wait(lock, [&] { return stopping_ || (!reading_here_ && (next = next_ahead()).first >= 0); });
         if (stopping_) return;
         const auto [band, buffer] = next;
         reading_[buffer] = band;
@@ -246,15 +244,16 @@ RegionBands::Band RegionBands::band_of(std::int64_t element, int keep) {
     // while this call waits); the one handed out (`keep`) is not.
     in_use_[0] = held(band);
     in_use_[1] = keep;
-    // A read ahead of this band finishes first, and every read ahead where the source reads one
-    // box at a time. (A band held is handed out while the next one is read.)
-    changed_.wait(lock, [&] { return side_by_side_ ? !being_read(band) : std::count(reading_, reading_ + kMostBuffers, -1) == kMostBuffers; });
+    // A read ahead of this band finishes first. (A band held is handed out while the next one
+    // is read.)
+    changed_.wait(lock, [&] { return !being_read(band); });
     if (ahead_failed_band_ == band) std::rethrow_exception(ahead_error_);
     int buffer = held(band);
     if (buffer < 0) {
-        // Read here: nothing more is read ahead meanwhile (the bands wanted follow this one),
-        // and the reads ahead in flight keep their buffers.
+        // Read here, on every thread, once no read ahead is in flight; none starts meanwhile
+        // (the bands wanted follow this one).
         wanted_[0] = wanted_[1] = -1;
+        changed_.wait(lock, [&] { return std::count(reading_, reading_ + kMostBuffers, -1) == kMostBuffers; });
         buffer = free_buffer(keep, -1);
         held_[buffer] = -1;  // a read that fails leaves the buffer holding nothing
         in_use_[0] = buffer;

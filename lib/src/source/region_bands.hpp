@@ -100,8 +100,9 @@ private:
     std::string file_;
     std::int64_t total_;  // the result's elements
     int buffers_count_;            // 2 + layout.ahead
-    bool side_by_side_;            // the source's reads_side_by_side()
-    int readers_;                  // threads reading ahead: layout.ahead; 1 on one thread or one read at a time
+    // Threads reading ahead: layout.ahead; 1 on one thread, or where the source reads one box
+    // at a time (reads_side_by_side).
+    int readers_;
     unsigned threads_per_read_;    // the workers of a read ahead: threads_ shared by the readers
     std::vector<std::byte> buffers_[kMostBuffers];
     std::int64_t held_[kMostBuffers] = {-1, -1, -1, -1};  // the band each buffer holds (complete)
@@ -114,7 +115,7 @@ private:
     std::int64_t wanted_[2] = {-1, -1};  // the bands to read ahead, nearest first; -1: none
     int in_use_[2] = {-1, -1};           // the buffers copied and handed out
     std::int64_t reading_[kMostBuffers] = {-1, -1, -1, -1};  // the band being read ahead into each buffer
-    bool reading_here_ = false;  // the copy's thread reads the band it needs
+    bool reading_here_ = false;  // the copy's thread reads the band it needs, on every thread
     std::exception_ptr ahead_error_;
     std::int64_t ahead_failed_band_ = -1;
     bool stopping_ = false;

@@ -107,9 +107,8 @@ private:
     std::vector<std::byte> buffers_[kMostBuffers];
     std::int64_t held_[kMostBuffers] = {-1, -1, -1, -1};  // the band each buffer holds (complete)
 
-    // The read ahead: the bands after the one copied, in order, each on a thread of its own
-    // (layout.ahead threads), into buffers neither copied nor handed out; asked for and
-    // waited on under the lock.
+    // The read ahead: the bands after the one copied, in order, on the readers_ threads, into
+    // buffers neither copied nor handed out; asked for and waited on under the lock.
     std::mutex lock_;
     std::condition_variable changed_;
     std::int64_t wanted_[2] = {-1, -1};  // the bands to read ahead, nearest first; -1: none

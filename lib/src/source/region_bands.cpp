@@ -19,7 +19,7 @@ constexpr std::int64_t kUnchunkedBandBytes = std::int64_t{8} << 20;
 // decoded: with bands of n chunks, 3 n c + 2 c min(n, T) for chunks of c bytes and T threads,
 // besides what the program itself holds (about 16 MiB). The bound it keeps is the one tslice
 // promises for a chunked read, 64 MiB and two chunks per thread: so for n <= T,
-// 3 n c + 2 n c <= 48 MiB + 2 c T.
+// 3 n c + 2 n c <= 48 MiB + 2 c T. (band_layout adds a fourth band where it still fits.)
 std::int64_t bands_limit_bytes(const std::vector<std::int64_t>& chunks, std::size_t itemsize, unsigned threads) {
     if (chunks.empty()) return kBandsLimitBytes;
     std::int64_t chunk_bytes = static_cast<std::int64_t>(itemsize);

@@ -4,7 +4,9 @@ with deflate, shuffle and fletcher32; numeric types in both byte orders, h5py's 
 complex (h5py's compound of r and i), fixed-length strings, compound types with padding and
 array members; scalar and empty datasets; random index expressions. The oracle is h5py reading
 the whole dataset, then numpy indexing it. Damaged files (cut short, bytes overwritten) check
-that tslice exits 0 or 1 with a message, never crashes or hangs."""
+that tslice exits 0 or 1 with a message, never crashes or hangs. Chunks tslice decodes itself
+(gzip, with or without shuffle) are checked beside chunks never written, a chunk stored with
+its deflate skipped, and chunks that do not decode."""
 
 import os
 import random
@@ -52,7 +54,8 @@ def make_case(seed, index):
     r = random.Random(seed * 100019 + index)
     rank = r.choice([0, 1, 1, 2, 2, 3, 3, 4])
     shape = tuple(0 if r.random() < 0.05 else r.randrange(1, 15) for _ in range(rank))
-    layout = r.choice(["contiguous", "chunked", "gzip", "gzip+shuffle", "fletcher32", "compact"]) if rank else "contiguous"
+    layout = r.choice(["contiguous", "chunked", "gzip", "gzip+shuffle", "fletcher32", "gzip+shuffle+fletcher32",
+                       "shuffle", "compact"]) if rank else "contiguous"
     chunks = tuple(r.randrange(1, d + 2) for d in shape) if shape else None
     return dict(shape=shape, dtype=r.choice(DTYPES), layout=layout, chunks=chunks,
                 path=r.choice(["d", "g/d", "g/h/deep/d"]), expr=harness.random_index_expr(r, shape, 9, EXPR_STEPS), data_seed=r.randrange(2**32))
@@ -83,7 +86,7 @@ def write_file(case, path):
                 kwargs["compression_opts"] = r.randrange(1, 9)
             if "shuffle" in layout:
                 kwargs["shuffle"] = True
-            if layout == "fletcher32":
+            if "fletcher32" in layout:
                 kwargs["fletcher32"] = True
     with h5py.File(path, "w") as f:
         f.create_dataset(case["path"], data=values, **kwargs)
@@ -196,6 +199,48 @@ def damaged_case(tslice, seed, directory):
     return None
 
 
+def stored_chunks_case(tslice, directory):
+    """Chunks that tslice decodes itself (deflate with or without shuffle) next to the ones it
+    leaves to the library: chunks never written (the fill value), a chunk stored with its
+    deflate skipped (filter mask), and chunks that do not decode."""
+    import zlib
+    path = os.path.join(directory, "chunks.h5")
+    values = np.arange(40 * 30, dtype="<f4").reshape(40, 30)
+    with h5py.File(path, "w") as f:
+        d = f.create_dataset("x", shape=(40, 30), dtype="<f4", chunks=(8, 7), compression="gzip", shuffle=True,
+                             fillvalue=7.5)
+        d[:16] = values[:16]
+        # Shuffle is filter 0, deflate filter 1: this chunk skips deflate (mask bit 1).
+        block = np.ascontiguousarray(values[8:16, 7:14])
+        d.id.write_direct_chunk((8, 7), block.view("u1").reshape(-1, 4).T.tobytes(), filter_mask=0b10)
+        plain = f.create_dataset("y", data=values, chunks=(8, 7), compression="gzip")
+        del plain
+    with h5py.File(path, "r") as f:
+        whole = f["x"][()]
+    for expr in ("[...]", "[3:37:2, ::-3]", "[9, 8:13]"):
+        out = os.path.join(directory, "o.npy")
+        run = subprocess.run([tslice, path, "-k", "x", expr, "-o", out], capture_output=True, text=True, timeout=60)
+        if run.returncode != 0:
+            return f"stored chunks {expr}: exit {run.returncode}: {run.stderr.strip()}"
+        expected = whole[eval("np.index_exp" + expr)]
+        if np.load(out).tobytes() != np.ascontiguousarray(expected).tobytes():
+            return f"stored chunks {expr}: values differ from h5py's"
+    # Chunks that are not what their dataset says: not zlib, and zlib of too few bytes.
+    for offset, stored, said in (((16, 0), b"not a zlib stream" * 4, "is not a zlib stream"),
+                                 ((24, 7), zlib.compress(bytes(100)), "holds 100 bytes, not the 224")):
+        with h5py.File(path, "a") as f:
+            f["y"].id.write_direct_chunk(offset, stored)
+        run = subprocess.run([tslice, path, "-k", "y", "[...]", "-o", os.path.join(directory, "o.npy")],
+                             capture_output=True, text=True, timeout=60)
+        where = f"its chunk at ({offset[0]}, {offset[1]})"
+        if run.returncode != 1 or where not in run.stderr or said not in run.stderr:
+            return f"damaged chunk {offset}: exit {run.returncode}: {run.stderr.strip()}"
+        with h5py.File(path, "a") as f:
+            f["y"][offset[0]:offset[0] + 8, offset[1]:offset[1] + 7] = values[offset[0]:offset[0] + 8,
+                                                                              offset[1]:offset[1] + 7]
+    return None
+
+
 def main():
     tslice, cases, seeds = harness.tslice_cases_seed_args(__doc__, 300, FIXED_SEED)
 
@@ -212,7 +257,8 @@ def main():
     ]
     known = harness.run_cases([0], len(found), lambda _, index, directory: damaged_case(tslice, found[index], directory),
                               "tslice-hdf5-")
-    return harness.run_cases(seeds, cases, check, "tslice-hdf5-", describe=make_case, workers=2) or known
+    stored = harness.run_cases([0], 1, lambda _, index, directory: stored_chunks_case(tslice, directory), "tslice-hdf5-")
+    return harness.run_cases(seeds, cases, check, "tslice-hdf5-", describe=make_case, workers=2) or known or stored
 
 
 if __name__ == "__main__":

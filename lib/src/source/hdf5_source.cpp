@@ -1,7 +1,9 @@
 // HDF5 files as a region source, through the HDF5 C library (serial). Every dataset is listed
 // with numpy's dtype as h5py gives it; a box is read as hyperslab selections a block of rows at
-// a time, with no type conversion (the bytes as stored, byte order kept), so the library does
-// all the decompressing (deflate, shuffle, fletcher32, szip, ... whatever it was built with).
+// a time, with no type conversion (the bytes as stored, byte order kept). The library does the
+// decompressing (fletcher32, szip, ... whatever it was built with), except for the usual
+// deflate with or without shuffle, whose stored chunks tslice decodes itself on every thread
+// (hdf5_chunks.hpp).
 //
 // The library's own error printing is switched off: a failure becomes one tslice message with
 // what the library said, innermost cause last.
@@ -14,6 +16,7 @@
 #include <optional>
 
 #include "source/dtype.hpp"
+#include "source/hdf5_chunks.hpp"
 #include "source/region_sources.hpp"
 #include "tslice/error.hpp"
 #include "tslice/npy.hpp"
@@ -232,7 +235,8 @@ public:
         return std::vector<std::int64_t>(chunk.begin(), chunk.end());
     }
 
-    void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned, const Written& written) const override {
+    void read(const ArrayInFile& array, const Box& box, std::byte* dst, unsigned threads,
+              const Written& written) const override {
         quiet_library();
         if (!array.error.empty()) fail_input(array.error);
         const std::string where = "the dataset '" + *array.name + "'";
@@ -245,11 +249,15 @@ public:
         // Block rows along the first axis, a whole number of chunk rows where the dataset is chunked.
         std::int64_t row_bytes = item, chunk_rows = 1, cache = 1 << 20;
         for (std::size_t k = 1; k < rank; ++k) row_bytes *= box.stop[k] - box.start[k];
+        // Where tslice decodes the dataset's filters itself: its chunk shape and pipeline.
+        std::vector<hsize_t> chunk;
+        std::optional<Hdf5Pipeline> pipeline;
         {
             const Handle dcpl(H5Dget_create_plist(probe.get()), H5Pclose);
             if (rank > 0 && dcpl.ok() && H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
-                std::vector<hsize_t> chunk(rank);
+                chunk.resize(rank);
                 H5Pget_chunk(dcpl.get(), static_cast<int>(rank), chunk.data());
+                pipeline = decodable_pipeline(dcpl.get(), static_cast<std::size_t>(item));
                 chunk_rows = static_cast<std::int64_t>(chunk[0]);
                 std::int64_t across = item * chunk_rows;
                 for (std::size_t k = 1; k < rank; ++k)
@@ -279,6 +287,22 @@ public:
             // The block ends on a chunk boundary, so no chunk is decompressed for two blocks.
             std::int64_t end = std::min(box.stop[0], (row + rows) / chunk_rows * chunk_rows);
             if (end <= row) end = std::min(box.stop[0], row + rows);
+            // Where the rows end within chunk rows (a block smaller than one), each chunk is
+            // read for several blocks: the library's chunk cache keeps them decoded.
+            const bool whole_chunk_rows = (row == box.start[0] || row % chunk_rows == 0) &&
+                                          (end == box.stop[0] || end % chunk_rows == 0);
+            if (pipeline && whole_chunk_rows) {
+                Box part = box;
+                part.start[0] = row;
+                part.stop[0] = end;
+                if (read_stored_chunks(dataset.get(), *pipeline, chunk, static_cast<std::size_t>(item), part,
+                                       dst + (row - box.start[0]) * row_bytes, threads, where)) {
+                    if (written) written(dst + (row - box.start[0]) * row_bytes, dst + (end - box.start[0]) * row_bytes);
+                    row = end;
+                    continue;
+                }
+                H5Eclear2(H5E_DEFAULT);  // what the library said of the chunk it could not find
+            }
             start[0] = static_cast<hsize_t>(row);
             count[0] = static_cast<hsize_t>(end - row);
             const Handle memory(H5Screate_simple(static_cast<int>(rank), count.data(), nullptr), H5Sclose);

@@ -14,6 +14,7 @@
 #include <optional>
 #include <utility>
 
+#include "source/chunk_place.hpp"
 #include "source/region_sources.hpp"
 #include "source/store_files.hpp"
 #include "tslice/error.hpp"
@@ -125,48 +126,10 @@ std::pair<std::size_t, std::size_t> chunk_bytes_needed(const ZarrArrayMeta& meta
     return {static_cast<std::size_t>(begin), static_cast<std::size_t>(end)};
 }
 
-// Copies the part of a decoded chunk inside the box: `from`/`to` the array indices of the
-// intersection, `origin` the chunk's first index.
+// Copies the part of a decoded chunk inside the box (chunk_place.hpp).
 void place(const ZarrArrayMeta& meta, const std::byte* chunk, const Box& box, const std::vector<std::int64_t>& origin,
            const std::vector<std::int64_t>& from, const std::vector<std::int64_t>& to, std::byte* dst) {
-    const std::size_t rank = meta.shape.size();
-    const auto item = static_cast<std::int64_t>(meta.dtype.itemsize);
-    if (rank == 0) {
-        std::memcpy(dst, chunk, static_cast<std::size_t>(item));
-        return;
-    }
-    const std::vector<std::int64_t> src_stride = chunk_strides(meta);
-    std::vector<std::int64_t> dst_stride(rank);
-    std::int64_t d = item;
-    for (std::size_t k = rank; k-- > 0;) {
-        dst_stride[k] = d;
-        d *= box.stop[k] - box.start[k];
-    }
-    std::int64_t src0 = 0, dst0 = 0;
-    for (std::size_t k = 0; k < rank; ++k) {
-        src0 += (from[k] - origin[k]) * src_stride[k];
-        dst0 += (from[k] - box.start[k]) * dst_stride[k];
-    }
-    const std::int64_t run = to[rank - 1] - from[rank - 1];
-    const bool contiguous = src_stride[rank - 1] == item;
-    std::vector<std::int64_t> at(rank, 0);
-    for (;;) {
-        std::int64_t so = src0, dof = dst0;
-        for (std::size_t k = 0; k + 1 < rank; ++k) so += at[k] * src_stride[k], dof += at[k] * dst_stride[k];
-        if (contiguous) {
-            std::memcpy(dst + dof, chunk + so, static_cast<std::size_t>(run * item));
-        } else {
-            for (std::int64_t i = 0; i < run; ++i)
-                std::memcpy(dst + dof + i * item, chunk + so + i * src_stride[rank - 1], static_cast<std::size_t>(item));
-        }
-        std::size_t k = rank - 1;
-        for (;;) {
-            if (k == 0) return;
-            --k;
-            if (++at[k] < to[k] - from[k]) break;
-            at[k] = 0;
-        }
-    }
+    place_chunk(chunk, chunk_strides(meta), meta.dtype.itemsize, box, origin, from, to, dst);
 }
 
 void fill_region(const ZarrArrayMeta& meta, const Box& box, const std::vector<std::int64_t>& from,

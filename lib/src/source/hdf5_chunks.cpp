@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "source/chunk_place.hpp"
 #include "tslice/error.hpp"
@@ -130,7 +131,8 @@ bool read_stored_chunks(hid_t dataset, const Hdf5Pipeline& pipeline, const std::
     pool.run(pool.size(), [&](unsigned worker) {
         Decompressor decompressor;
         if (decompressor.state == nullptr) fail_input("cannot read " + where + ": out of memory for libdeflate");
-        std::vector<std::byte> a(chunk_bytes), b(chunk_bytes);
+        // Written before they are read: not zeroed first.
+        const std::unique_ptr<std::byte[]> a(new std::byte[chunk_bytes]), b(new std::byte[chunk_bytes]);
         std::vector<std::int64_t> from(rank), to(rank);
         for (std::int64_t n = worker; n < total; n += pool.size()) {
             const Stored& one = stored[static_cast<std::size_t>(n)];
@@ -142,7 +144,7 @@ bool read_stored_chunks(hid_t dataset, const Hdf5Pipeline& pipeline, const std::
             // Undone in the reverse of the order they were applied.
             for (std::size_t i = pipeline.filters.size(); i-- > 0;) {
                 if (one.skipped & (1u << i)) continue;
-                std::byte* out = data == a.data() ? b.data() : a.data();
+                std::byte* out = data == a.get() ? b.get() : a.get();
                 if (pipeline.filters[i].deflate) {
                     std::size_t produced = 0;
                     if (libdeflate_zlib_decompress(decompressor.state, data, size, out, chunk_bytes, &produced) !=

@@ -169,24 +169,22 @@ bool RegionBands::being_read(std::int64_t band) const {
     return false;
 }
 
-int RegionBands::free_buffer(int keep_a, int keep_b) const {
-    int any = -1;
+int RegionBands::free_buffer(int keep_a, int keep_b, bool or_wanted) const {
+    int wanted = -1;
     for (int buffer = 0; buffer < buffers_count_; ++buffer) {
         if (buffer == keep_a || buffer == keep_b || reading_[buffer] >= 0) continue;
         if (held_[buffer] < 0 || (held_[buffer] != wanted_[0] && held_[buffer] != wanted_[1])) return buffer;
-        any = buffer;
+        wanted = buffer;
     }
-    return any;
+    return or_wanted ? wanted : -1;
 }
 
 std::pair<std::int64_t, int> RegionBands::next_ahead() const {
     for (const std::int64_t band : wanted_) {
         if (band < 0 || band == ahead_failed_band_ || held(band) >= 0 || being_read(band)) continue;
-        const int buffer = free_buffer(in_use_[0], in_use_[1]);
         // A buffer that holds a band wanted nearer stays as it is.
-        if (buffer < 0 || (held_[buffer] >= 0 && (held_[buffer] == wanted_[0] || held_[buffer] == wanted_[1])))
-            return {-1, -1};
-        return {band, buffer};
+        const int buffer = free_buffer(in_use_[0], in_use_[1], false);
+        return buffer < 0 ? std::pair<std::int64_t, int>{-1, -1} : std::pair<std::int64_t, int>{band, buffer};
     }
     return {-1, -1};
 }
@@ -254,7 +252,7 @@ RegionBands::Band RegionBands::band_of(std::int64_t element, int keep) {
         // (the bands wanted follow this one).
         wanted_[0] = wanted_[1] = -1;
         changed_.wait(lock, [&] { return std::count(reading_, reading_ + kMostBuffers, -1) == kMostBuffers; });
-        buffer = free_buffer(keep, -1);
+        buffer = free_buffer(keep, -1, true);
         held_[buffer] = -1;  // a read that fails leaves the buffer holding nothing
         in_use_[0] = buffer;
         reading_here_ = true;

@@ -85,8 +85,9 @@ private:
     // The first result element past band `band`, from `element` in it, in the walk's order.
     std::int64_t band_end(std::int64_t band, std::int64_t element) const;
     // A buffer other than `keep_a`, `keep_b` and those being read into, one that holds no
-    // band wanted ahead where there is one; -1 where there is none. Under the lock.
-    int free_buffer(int keep_a, int keep_b) const;
+    // band wanted ahead, or (`or_wanted`) one that does where there is no other; -1 where
+    // there is none. Under the lock.
+    int free_buffer(int keep_a, int keep_b, bool or_wanted) const;
     int held(std::int64_t band) const;
     bool being_read(std::int64_t band) const;
     // The next band to read ahead and a buffer for it, or {-1, -1}. Under the lock.

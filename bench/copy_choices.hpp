@@ -55,8 +55,9 @@ public:
         if (which == 2) set_prefetch_lines(2 * prefetch_);
         if (which == 3) set_prefetch_lines(4 * prefetch_);
         if (which == kKernel)
-            kernels::set_stepped_choice(chosen_kernel == "stepped" ? kernels::SteppedChoice::Never
-                                                                   : kernels::SteppedChoice::Always);
+            kernels::set_stepped_choice(chosen_kernel == "stepped" || chosen_kernel == "merged"
+                                            ? kernels::SteppedChoice::Never
+                                            : kernels::SteppedChoice::Always);
         if (which == kLoop)
             kernels::set_unrolled_choice(chosen_kernel == "unrolled" ? kernels::UnrolledChoice::Never
                                                                      : kernels::UnrolledChoice::Always);
@@ -157,11 +158,16 @@ inline std::string cpu_model() {
 inline void print_machine_choices() {
     const StreamSettings& settings = stream_settings();
     const kernels::KernelSet& set = kernels::active_set();
+    std::string merged;
+    const char* const sizes[4] = {"1", "2", "4", "8"};
+    for (int i = 0; i < 4; ++i)
+        if (set.merged[i] && set.stepped_most[i] > 0) merged += std::string(merged.empty() ? "" : ", ") + sizes[i];
     std::printf("\nCPU: %s; kernel set %s (stepped kernel up to steps of %lld, %lld, %lld, %lld bytes for "
-                "1-, 2-, 4-, 8-byte items)\n",
+                "1-, 2-, 4-, 8-byte items; %s)\n",
                 cpu_model().c_str(), set.name, static_cast<long long>(set.stepped_most[0]),
                 static_cast<long long>(set.stepped_most[1]), static_cast<long long>(set.stepped_most[2]),
-                static_cast<long long>(set.stepped_most[3]));
+                static_cast<long long>(set.stepped_most[3]),
+                merged.empty() ? "no merged kernel" : ("merged for " + merged + "-byte items").c_str());
     const double mib = static_cast<double>(stream_threshold()) / (1 << 20);
     std::printf("streaming: a call writing %.1f MiB or more streams its stores (%s), if its rows are 1 KiB "
                 "or more, %s\n",

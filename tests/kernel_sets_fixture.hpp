@@ -49,6 +49,18 @@ public:
             CHECK(seen > least);
         }
     }
+    // Each set that chose `chose` at all chose `what` more than `least` times (a kernel that
+    // not every set has: its cases are checked where it is).
+    void check_each_set_choosing(const std::string& chose, const std::string& what, int least) const {
+        for (const auto& [set, counts] : counts_) {
+            const auto chosen = counts.find(chose);
+            if (chosen == counts.end() || chosen->second == 0) continue;
+            const auto found = counts.find(what);
+            const int seen = found == counts.end() ? 0 : found->second;
+            INFO("kernel set " << set << " chose '" << chose << "' and '" << what << "' " << seen << " times");
+            CHECK(seen > least);
+        }
+    }
     bool empty() const { return counts_.empty(); }
     // "avx2: reversed 120, stepped 900; sse4.2: ..." for a test's output.
     std::string describe() const {

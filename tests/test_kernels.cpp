@@ -4,6 +4,8 @@
 // through copy_view over random plans (long rows, steps -5..5, reversed and Fortran inputs,
 // unaligned buffers, random element ranges, streaming, table views).
 #include <doctest/doctest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -144,15 +146,22 @@ TEST_CASE("kernels: every set's row kernels give the scalar set's bytes") {
             set->prepare_row(kernel, stride, itemsize, count, resident);
             const std::string name = kernel.name;
             tally.count(set->name, name);
+            const bool shuffles = name == "stepped" || name == "merged";
+            tally.count(set->name, "stepped or merged", shuffles);
             tally.count(set->name, "stepped with slack", name == "stepped" && slack >= 64);
+            // The merged kernel's last output register, loaded and stored in part: rows whose
+            // elements do not fill a whole number of registers.
+            tally.count(set->name, "merged, ending in part",
+                        name == "merged" && count * size % 64 != 0);
             CHECK(run_row(*set, row, stride, itemsize, count, misalign, guards, slack, resident) == expected);
             CHECK(guards);
         }
     }
     // Per set, so that the same counts are asked of an AVX2-only CPU as of one with AVX-512.
     tally.check_each_set("unrolled", 500);
-    tally.check_each_set("stepped", 150);
-    tally.check_each_set("stepped with slack", 40);
+    tally.check_each_set("stepped or merged", 150);
+    tally.check_each_set_choosing("stepped", "stepped with slack", 40);
+    tally.check_each_set_choosing("merged", "merged, ending in part", 100);
     tally.check_each_set("reversed", 60);
     MESSAGE("row kernels chosen: " << tally.describe());
 }
@@ -190,7 +199,7 @@ TEST_CASE("kernels: rows of elements more than half a line and at most a line ap
     }
 }
 
-TEST_CASE("kernels: forcing the stepped kernel or the plain loop changes the kernel, not the bytes") {
+TEST_CASE("kernels: forcing the stepped (or merged) kernel or the plain loop changes the kernel, not the bytes") {
     std::mt19937_64 rng(20261125);
     const auto sets = simd_sets();
     const std::size_t itemsizes[] = {1, 2, 4, 8};
@@ -221,31 +230,98 @@ TEST_CASE("kernels: forcing the stepped kernel or the plain loop changes the ker
             }
             kernels::set_stepped_choice(kernels::SteppedChoice::Chosen);
             CHECK(names[1] == "strided");
-            tally.count(set->name, "stepped when forced", names[0] == "stepped");
+            tally.count(set->name, "stepped when forced", names[0] == "stepped" || names[0] == "merged");
         }
     }
     tally.check_each_set("stepped when forced", 1000);
 }
 
-TEST_CASE("kernels: a reversed row's streamed kernel gives the scalar set's bytes, the rest have none") {
+TEST_CASE("kernels: no row kernel reads past its row's ends, even where the next page is not mapped") {
+    // The merged kernel loads its last registers in part, with masks: a byte past the row's
+    // first or last element would fault here, where a sanitizer build may not see a masked
+    // load. Each row lies against an inaccessible page, once ending at it (forwards, the last
+    // element; backwards, the first) and once starting at it.
+    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t pages = 8;
+    void* mapped = ::mmap(nullptr, (pages + 2) * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(mapped != MAP_FAILED);
+    auto* low = static_cast<std::byte*>(mapped) + page;  // the accessible pages: [low, high)
+    std::byte* high = low + pages * page;
+    REQUIRE(::mprotect(mapped, page, PROT_NONE) == 0);
+    REQUIRE(::mprotect(high, page, PROT_NONE) == 0);
+    std::mt19937_64 rng(20261129);
+    for (std::byte* at = low; at < high; ++at) *at = static_cast<std::byte>(rng() & 0xFF);
+    const auto sets = simd_sets();
+    const std::size_t itemsizes[] = {1, 2, 4, 8};
+    KernelTally tally;
+    for (int round = 0; round < 3000; ++round) {
+        const std::size_t itemsize = itemsizes[round % std::size(itemsizes)];
+        const auto size = static_cast<std::int64_t>(itemsize);
+        const std::int64_t step = std::uniform_int_distribution<std::int64_t>(2, 16)(rng) * (rng() % 2 ? 1 : -1);
+        const std::int64_t stride = step * size;
+        const std::int64_t most = static_cast<std::int64_t>(pages * page - itemsize) / std::abs(stride) + 1;
+        const std::int64_t count = std::uniform_int_distribution<std::int64_t>(1, std::min<std::int64_t>(most, 600))(rng);
+        const std::int64_t span = (count - 1) * std::abs(stride) + size;
+        const bool against_high = round % 2 == 0;
+        std::byte* lowest = against_high ? high - span : low;  // the row's lowest byte
+        const std::byte* first = stride > 0 ? lowest : lowest + span - size;
+        CAPTURE(itemsize);
+        CAPTURE(stride);
+        CAPTURE(count);
+        CAPTURE(against_high);
+        Bytes expected(static_cast<std::size_t>(count) * itemsize);
+        for (std::int64_t e = 0; e < count; ++e)
+            std::memcpy(expected.data() + e * size, first + e * stride, itemsize);
+        for (const auto* set : sets) {
+            CAPTURE(set->name);
+            for (const auto choice : {kernels::SteppedChoice::Chosen, kernels::SteppedChoice::Always}) {
+                kernels::set_stepped_choice(choice);
+                kernels::RowKernel kernel;
+                set->prepare_row(kernel, stride, itemsize, count, round % 4 < 2);
+                tally.count(set->name, kernel.name);
+                Output out(expected.size(), rng() % 64);
+                kernel(first, out.data(), count, 0);
+                CHECK(out.bytes() == expected);
+                CHECK(out.guards_intact());
+            }
+            kernels::set_stepped_choice(kernels::SteppedChoice::Chosen);
+        }
+    }
+    ::munmap(mapped, (pages + 2) * page);
+    MESSAGE("row kernels chosen against unmapped pages: " << tally.describe());
+}
+
+TEST_CASE("kernels: the reversed and merged kernels' streamed copies give the scalar set's bytes, the rest have none") {
     std::mt19937_64 rng(20261126);
     const auto sets = simd_sets();
     const std::size_t itemsizes[] = {1, 2, 4, 8, 16};
-    for (int round = 0; round < 400; ++round) {
+    KernelTally tally;
+    for (int round = 0; round < 800; ++round) {
         const std::size_t itemsize = itemsizes[round % std::size(itemsizes)];
         const auto size = static_cast<std::int64_t>(itemsize);
+        // Reversed rows, and rows of every 2nd to 8th element either way.
+        const std::int64_t step = round % 2 == 0 ? -1 : std::uniform_int_distribution<std::int64_t>(2, 8)(rng) * (rng() % 2 ? 1 : -1);
+        const std::int64_t stride = step * size;
         // Whole lines only, as Sink::put_row hands them: 64 to 8192 bytes, to a 64-byte boundary.
         const std::int64_t lines = std::uniform_int_distribution<std::int64_t>(1, 128)(rng);
         const std::int64_t count = lines * 64 / size;
         CAPTURE(itemsize);
+        CAPTURE(stride);
         CAPTURE(count);
-        const Row row(rng, count, -size, itemsize);
+        const Row row(rng, count, stride, itemsize);
         bool guards = true;
-        const Bytes expected = run_row(kernels::scalar_set(), row, -size, itemsize, count, 0, guards);
+        const Bytes expected = run_row(kernels::scalar_set(), row, stride, itemsize, count, 0, guards);
         for (const auto* set : sets) {
             CAPTURE(set->name);
             kernels::RowKernel kernel;
-            set->prepare_row(kernel, -size, itemsize, count, rng() % 2 == 0);
+            set->prepare_row(kernel, stride, itemsize, count, rng() % 2 == 0);
+            const std::string name = kernel.name;
+            CAPTURE(name);
+            tally.count(set->name, name + " streamed", bool(kernel.streamed));
+            if (name != "reversed" && name != "merged") {
+                CHECK_FALSE(bool(kernel.streamed));
+                continue;
+            }
             REQUIRE(bool(kernel.streamed));
             Output out(static_cast<std::size_t>(count) * itemsize, 0);
             out.at += (64 - reinterpret_cast<std::uintptr_t>(out.data()) % 64) % 64;  // the buffer has 64 to spare
@@ -254,11 +330,14 @@ TEST_CASE("kernels: a reversed row's streamed kernel gives the scalar set's byte
             set->stream_fence();
             CHECK(out.bytes() == expected);
             CHECK(out.guards_intact());
-            // Only the reversed kernel streams its own stores; a prepared kernel forgets it.
-            set->prepare_row(kernel, 2 * size, itemsize, count, false);
+            // A prepared kernel forgets it: the plain loop has none.
+            set->prepare_row(kernel, 100 * size, itemsize, count, false);
             CHECK_FALSE(bool(kernel.streamed));
         }
     }
+    tally.check_each_set("reversed streamed", 100);
+    tally.check_each_set_choosing("merged", "merged streamed", 20);
+    MESSAGE("streamed row kernels: " << tally.describe());
     kernels::RowKernel scalar;
     kernels::scalar_set().prepare_row(scalar, -4, 4, 1000, false);
     CHECK_FALSE(bool(scalar.streamed));

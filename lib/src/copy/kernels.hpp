@@ -49,6 +49,7 @@ struct RowKernel {
     alignas(64) std::uint8_t masks[kMaskBytes];
     std::uint8_t counts[kMaxPeriod * 4];
     std::uint8_t entry_at[kMaxPeriod];  // the entry for a register at distance d: entry_at[(d % step) / gcd(step, W)]
+    std::uint64_t merge_lanes[kMaxPeriod];  // the merged kernel: the output lanes input register i fills
 
     void operator()(const std::byte* src, std::byte* dst, std::int64_t count, std::int64_t slack = 0) const {
         fn(*this, src, dst, count, slack);
@@ -80,8 +81,10 @@ struct KernelSet {
     // reference set, whose outer loop stays the plain one).
     bool prefetch;
     // The longest step in bytes the stepped kernel takes for items of 1, 2, 4 and 8 bytes
-    // (0: never): for the bench to say what the set chooses.
+    // (0: never), and whether the merged kernel takes those rows in its place: for the bench to
+    // say what the set chooses.
     std::int64_t stepped_most[4];
+    bool merged[4];
 };
 
 // Each set, or null when this build has no such set (not x86-64, or its flags were not

@@ -51,11 +51,17 @@ struct Avx512 {
         if constexpr (S == 16) return swizzled<std::uint64_t, ReversedPairs>(v);
     }
 
-    // The longest step, in bytes, that the stepped kernel takes for S-byte elements: where it
-    // beat the plain loop (see prepare_sized in kernels_rows.hpp). 0: never.
-    // With VBMI a register of bytes is one permute and one store, not four lane stores: uint8
-    // every 12th 39.6 ms shuffled against 40.6 plain (8th: 34.0 against 43.5; 14th: 38.1
-    // against 36.6), where without VBMI every 8th was the last step to gain. float32 every
+    // The longest step, in bytes, that the stepped kernel, or the merged kernel in its place
+    // (merges<S>), takes for S-byte elements: where it beat the plain loop (see prepare_sized
+    // in kernels_rows.hpp). 0: never.
+    // Without VBMI bytes are shuffled lane by lane, and every 8th was the last step to gain.
+    // The stepped kernel with VBMI beat the plain loop up to every 12th uint8 (39.6 ms against
+    // 40.6; 8th: 34.0 against 43.5; 14th: 38.1 against 36.6). The merged kernel, which took its
+    // rows, beat the plain loop unrolled up to every 10th (Zen 4, rows of 1 KiB read in order
+    // from 1 GiB in memory held, one thread, medians of 7 alternating pairs: every 2nd 0.50 of
+    // its time, 3rd 0.66, 5th 0.75, 7th 0.77, 9th 0.88-0.89, 10th 0.92; 11th 1.10, 12th
+    // 1.05-1.13), int16 to every 5th (every 2nd 0.90, 3rd 0.87, 5th 0.90), and float32 every 2nd
+    // as fast (1.02; 65 against 35 GB/s where the row is in L2). float32 every
     // third (12 bytes) was faster in the plain loop unrolled, which reads such rows in order
     // without prefetches (copy_plan.cpp): 47.8-49.1 ms against 56.0-56.7 shuffled, numpy
     // 57-59 (Zen 4, 1 GiB in memory held, one thread, medians of 5, two alternating runs); the
@@ -63,7 +69,7 @@ struct Avx512 {
     // medians 0.98 to 1.09 of each other, fastest runs within 2%).
     template <std::size_t S>
     static constexpr std::int64_t stepped_most_bytes() {
-        return S == 1 ? (Vbmi ? 12 : 8) : S == 2 ? 10 : S == 4 ? 8 : 0;
+        return S == 1 ? (Vbmi ? 10 : 8) : S == 2 ? 10 : S == 4 ? 8 : 0;
     }
 
     // vpermd / vpermw move 4-, 8- and 2-byte elements across the register; bytes go lane by
@@ -86,6 +92,31 @@ struct Avx512 {
     static void store_lane(std::byte* p, const V& v) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_extracti32x4_epi32(v, L));
     }
+
+    // The merged kernel (kernels_merged.hpp): whether the set has it for S-byte elements (bytes
+    // need VBMI's vpermb), and its masked permute, loads and stores.
+    template <std::size_t S>
+    static constexpr bool merges() {
+        return S == 1 ? Vbmi : S == 2 || S == 4 || S == 8;
+    }
+    // The elements of `v` that `indexes` names, in the lanes `lanes` has set; zero elsewhere.
+    template <std::size_t S>
+    static V pick(std::uint64_t lanes, const V& indexes, const V& v) {
+        const __m512i m = indexes;
+        if constexpr (S == 8) return _mm512_maskz_permutexvar_epi64(static_cast<__mmask8>(lanes), m, v);
+        else if constexpr (S == 4) return _mm512_maskz_permutexvar_epi32(static_cast<__mmask16>(lanes), m, v);
+        else if constexpr (S == 2) return _mm512_maskz_permutexvar_epi16(static_cast<__mmask32>(lanes), m, v);
+#ifdef __AVX512VBMI__
+        else if constexpr (S == 1 && Vbmi) return _mm512_maskz_permutexvar_epi8(static_cast<__mmask64>(lanes), m, v);
+#endif
+        else static_assert(S == 2, "no merged kernel for this element size");
+    }
+    static V merge(const V& a, const V& b) { return _mm512_or_si512(a, b); }
+    static V zero() { return _mm512_setzero_si512(); }
+    // The bytes `bytes` has set (the others zero, and never read: a masked load does not
+    // fault on them); and a store of only those.
+    static V load_part(const std::byte* p, std::uint64_t bytes) { return _mm512_maskz_loadu_epi8(bytes, p); }
+    static void store_part(std::byte* p, std::uint64_t bytes, const V& v) { _mm512_mask_storeu_epi8(p, bytes, v); }
 };
 
 }  // namespace

@@ -11,8 +11,9 @@
 // at run time is kernels.cpp's, not xsimd::dispatch's, which cannot be overridden or asked
 // for every set in a test.
 //
-// The kernels are in two parts: those that copy a row (kernels_rows.hpp) and those that copy a
-// plane in tiles or a contiguous run with streaming stores (kernels_tiles.hpp).
+// The kernels are in two parts: those that copy a row (kernels_rows.hpp, with the merged kernel
+// of the sets that have write masks in kernels_merged.hpp) and those that copy a plane in tiles
+// or a contiguous run with streaming stores (kernels_tiles.hpp).
 #pragma once
 
 #include "copy/kernels.hpp"
@@ -33,7 +34,8 @@ struct Body {
                 Tiles<Isa>::fence,
                 true,
                 {Isa::template stepped_most_bytes<1>(), Isa::template stepped_most_bytes<2>(),
-                 Isa::template stepped_most_bytes<4>(), Isa::template stepped_most_bytes<8>()}};
+                 Isa::template stepped_most_bytes<4>(), Isa::template stepped_most_bytes<8>()},
+                {has_merged<Isa, 1>(), has_merged<Isa, 2>(), has_merged<Isa, 4>(), has_merged<Isa, 8>()}};
     }
 };
 

@@ -29,6 +29,7 @@
 
 #include "copy/kernels.hpp"
 #include "copy/kernels_isa.hpp"
+#include "copy/kernels_merged.hpp"
 
 namespace tslice::kernels {
 namespace {
@@ -283,6 +284,25 @@ struct Rows {
             const SteppedChoice choice = stepped_choice();
             const bool plain_is_faster = choice == SteppedChoice::Chosen ? step > Isa::template stepped_most_bytes<S>()
                                                                          : choice == SteppedChoice::Never;
+            // Where the set has the merged kernel (kernels_merged.hpp), it takes the stepped
+            // kernel's rows: it stores each output byte once where the stepped kernel stores a
+            // register for every input register.
+            if constexpr (has_merged<Isa, S>()) {
+                if (Merged<Isa>::template takes<S>(step) && (length - 1) * step + size >= W && !plain_is_faster) {
+                    const std::int64_t registers = step / size;
+                    if (stride < 0) {
+                        Merged<Isa>::template build<S, true>(kernel, step);
+                        kernel.fn = Merged<Isa>::template for_registers<S, true, false>(registers);
+                        kernel.streamed = Merged<Isa>::template for_registers<S, true, true>(registers);
+                    } else {
+                        Merged<Isa>::template build<S, false>(kernel, step);
+                        kernel.fn = Merged<Isa>::template for_registers<S, false, false>(registers);
+                        kernel.streamed = Merged<Isa>::template for_registers<S, false, true>(registers);
+                    }
+                    kernel.name = "merged";
+                    return;
+                }
+            }
             if (step % size == 0 && step >= 2 * size && step <= kMaxStepBytes && length * step >= 2 * W &&
                 !plain_is_faster) {
                 if (stride < 0) {

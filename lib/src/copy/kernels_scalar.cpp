@@ -49,7 +49,7 @@ void prepare_row(RowKernel& kernel, std::int64_t stride, std::size_t itemsize, s
     }
 }
 
-constexpr KernelSet kScalar{"scalar", prepare_row, nullptr, nullptr, nullptr, false, {0, 0, 0, 0}};
+constexpr KernelSet kScalar{"scalar", prepare_row, nullptr, nullptr, nullptr, false, {0, 0, 0, 0}, {false, false, false, false}};
 
 }  // namespace
 

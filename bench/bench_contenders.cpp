@@ -195,14 +195,19 @@ std::string NumpyServer::read_line() {
     return line;
 }
 
-void NumpyServer::round() {
+double NumpyServer::round() {
     if (!ready_) {
         if (read_line() != "ready") die("numpy did not start: " + command_);
         ready_ = true;
     }
     std::fputs("\n", to_);
     std::fflush(to_);
-    read_line();  // the round's times; the medians come at the end
+    const std::string text = read_line();  // the round's times; the medians come at the end
+    try {
+        return nlohmann::json::parse(text).at("copy").get<double>();
+    } catch (const std::exception& error) {
+        die("cannot read numpy's round '" + text + "': " + error.what());
+    }
 }
 
 NumpyResult NumpyServer::finish() {

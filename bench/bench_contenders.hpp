@@ -53,8 +53,9 @@ public:
     NumpyServer(const NumpyServer&) = delete;
     NumpyServer& operator=(const NumpyServer&) = delete;
 
-    // One timed copy (and, for a contiguous slice, one memmove) in numpy's process.
-    void round();
+    // One timed copy (and, for a contiguous slice, one memmove) in numpy's process; returns
+    // the copy's seconds.
+    double round();
     // The medians of the rounds, the result's shape and sample sum; ends the process.
     NumpyResult finish();
 

@@ -28,7 +28,8 @@
 #    xtensor view assignment into a preallocated xt::xtensor, numpy (np.copyto into a
 #    preallocated array; np.take(out=) for the gathers) in a separate /usr/bin/python3, one
 #    copy in each of tslice's rounds, so that both are timed in the same minutes; then
-#    the ratios 1T/memcpy-out, 1T/memcpy-read, numpy/1T, 1T/all-cores, each with its target
+#    the ratios 1T/memcpy-out, 1T/memcpy-read, numpy/1T (the median of each round's numpy copy
+#    over a tslice copy timed right beside it), 1T/all-cores, each with its target
 #    and PASS/MISS, memcpy's own all-cores gain, and a check column: every copy is
 #    compared with a plain reference. Then the copy's choices on this CPU (bench/copy_choices.hpp):
 #    each case again with each of tslice's choices changed (stores streamed or not, no prefetch,

@@ -199,6 +199,39 @@ TEST_CASE("kernels: rows of elements more than half a line and at most a line ap
     }
 }
 
+TEST_CASE("kernels: the merged kernel takes the stepped kernel's rows on the sets that have it") {
+    // (stride, item size, kernel on memory held, kernel on a mapping), per set.
+    using Expect = std::tuple<std::int64_t, std::size_t, const char*, const char*>;
+    const std::vector<std::pair<std::string, std::vector<Expect>>> expected = {
+        {"avx512vbmi",
+         {{7, 1, "merged", "merged"}, {-10, 1, "merged", "merged"}, {11, 1, "unrolled", "merged"},
+          {12, 1, "unrolled", "merged"}, {13, 1, "unrolled", "strided"}, {10, 2, "merged", "merged"},
+          {-8, 4, "merged", "merged"}, {12, 4, "unrolled", "strided"}, {16, 8, "unrolled", "strided"}}},
+        // Bytes without VBMI are shuffled lane by lane, by the stepped kernel.
+        {"avx512", {{7, 1, "stepped", "stepped"}, {10, 2, "merged", "merged"}, {8, 4, "merged", "merged"}}},
+        {"avx2", {{5, 1, "stepped", "stepped"}, {8, 4, "stepped", "stepped"}}},
+    };
+    int checked = 0;
+    for (const auto* set : simd_sets()) {
+        for (const auto& [name, rows] : expected) {
+            if (name != set->name) continue;
+            ++checked;
+            for (const auto& [stride, itemsize, held, mapped] : rows) {
+                CAPTURE(set->name);
+                CAPTURE(stride);
+                CAPTURE(itemsize);
+                kernels::RowKernel kernel;
+                set->prepare_row(kernel, stride, itemsize, 1000, true);
+                CHECK(std::string(kernel.name) == held);
+                set->prepare_row(kernel, stride, itemsize, 1000, false);
+                CHECK(std::string(kernel.name) == mapped);
+            }
+        }
+    }
+    MESSAGE("sets checked: " << checked << " of the " << expected.size()
+                             << " named (the others are not run by this CPU: see the skipped sets)");
+}
+
 TEST_CASE("kernels: forcing the stepped (or merged) kernel or the plain loop changes the kernel, not the bytes") {
     std::mt19937_64 rng(20261125);
     const auto sets = simd_sets();

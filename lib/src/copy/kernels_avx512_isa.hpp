@@ -57,10 +57,13 @@ struct Avx512 {
     // Without VBMI bytes are shuffled lane by lane, and every 8th was the last step to gain.
     // The stepped kernel with VBMI beat the plain loop up to every 12th uint8 (39.6 ms against
     // 40.6; 8th: 34.0 against 43.5; 14th: 38.1 against 36.6). The merged kernel, which took its
-    // rows, beat the plain loop unrolled up to every 10th (Zen 4, rows of 1 KiB read in order
-    // from 1 GiB in memory held, one thread, medians of 7 alternating pairs: every 2nd 0.50 of
-    // its time, 3rd 0.66, 5th 0.75, 7th 0.77, 9th 0.88-0.89, 10th 0.92; 11th 1.10, 12th
-    // 1.05-1.13), int16 to every 5th (every 2nd 0.90, 3rd 0.87, 5th 0.90), and float32 every 2nd
+    // rows, beat the plain loop unrolled (Zen 4, rows of 1 KiB read in order from 1 GiB in
+    // memory held, one thread, medians of 7 alternating pairs) at every 2nd uint8 (0.50 of its
+    // time), 3rd 0.66, 5th 0.75, 7th 0.77, 9th 0.88-0.89 and 10th 0.92, but not at every 11th
+    // (1.10) or 12th (1.05-1.13): merged_held_most_bytes. The tool, whose plain loop is not
+    // unrolled, was faster merged there too (whole process, 12 alternating runs: every 11th
+    // 0.78 of the plain loop's time, 0.97 of the stepped kernel's; every 12th 0.93 and 0.97).
+    // int16 gained to every 5th (every 2nd 0.90, 3rd 0.87, 5th 0.90), and float32 every 2nd was
     // as fast (1.02; 65 against 35 GB/s where the row is in L2). float32 every
     // third (12 bytes) was faster in the plain loop unrolled, which reads such rows in order
     // without prefetches (copy_plan.cpp): 47.8-49.1 ms against 56.0-56.7 shuffled, numpy
@@ -69,7 +72,12 @@ struct Avx512 {
     // medians 0.98 to 1.09 of each other, fastest runs within 2%).
     template <std::size_t S>
     static constexpr std::int64_t stepped_most_bytes() {
-        return S == 1 ? (Vbmi ? 10 : 8) : S == 2 ? 10 : S == 4 ? 8 : 0;
+        return S == 1 ? (Vbmi ? 12 : 8) : S == 2 ? 10 : S == 4 ? 8 : 0;
+    }
+    // The longest step the merged kernel takes in memory the process holds (see above).
+    template <std::size_t S>
+    static constexpr std::int64_t merged_held_most_bytes() {
+        return S == 1 ? 10 : stepped_most_bytes<S>();
     }
 
     // vpermd / vpermw move 4-, 8- and 2-byte elements across the register; bytes go lane by

@@ -282,12 +282,15 @@ struct Rows {
             // docs/performance-log.md). The bench's table of copy choices times the other
             // kernel on any CPU.
             const SteppedChoice choice = stepped_choice();
-            const bool plain_is_faster = choice == SteppedChoice::Chosen ? step > Isa::template stepped_most_bytes<S>()
-                                                                         : choice == SteppedChoice::Never;
+            bool plain_is_faster = choice == SteppedChoice::Chosen ? step > Isa::template stepped_most_bytes<S>()
+                                                                   : choice == SteppedChoice::Never;
             // Where the set has the merged kernel (kernels_merged.hpp), it takes the stepped
             // kernel's rows: it stores each output byte once where the stepped kernel stores a
-            // register for every input register.
+            // register for every input register. In memory the process holds, where the plain
+            // loop is unrolled, it takes them only up to the adapter's merged_held_most_bytes.
             if constexpr (has_merged<Isa, S>()) {
+                if (choice == SteppedChoice::Chosen && resident && step > Isa::template merged_held_most_bytes<S>())
+                    plain_is_faster = true;
                 if (Merged<Isa>::template takes<S>(step) && (length - 1) * step + size >= W && !plain_is_faster) {
                     const std::int64_t registers = step / size;
                     if (stride < 0) {

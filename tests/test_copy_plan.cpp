@@ -177,9 +177,9 @@ TEST_CASE("copy: long rows of elements 1 KiB or more apart prefetch their own el
             view.byte_offset = direction > 0 ? 12 : static_cast<std::int64_t>(input.size()) - 1024 + 12;
             CAPTURE(row);
             CAPTURE(direction);
-            CHECK(plan_copy(view).lines_ahead == (prefetches ? 64 : 0));
-            CHECK((describe_copy(view).find(", prefetching 1 rows ahead and 64 elements ahead in the row") !=
-                   std::string::npos) == (prefetches && row > 64));
+            CHECK(plan_copy(view).lines_ahead == (prefetches ? 32 : 0));
+            CHECK((describe_copy(view).find(", prefetching 1 rows ahead and 32 elements ahead in the row") !=
+                   std::string::npos) == (prefetches && row > 32));
             const std::vector<std::byte> expected = reference_copy(input.data(), view);
             std::vector<std::byte> out(expected.size());
             copy_view(input.data(), view, out.data(), 0, view.element_count());
@@ -206,7 +206,7 @@ TEST_CASE("copy: long rows of elements 1 KiB or more apart prefetch their own el
     const CopyPlan plan = plan_copy(column);
     CHECK(plan.method == CopyPlan::Method::TableRows);
     CHECK(plan.row_length == 300);
-    CHECK(plan.lines_ahead == (prefetches ? 64 : 0));
+    CHECK(plan.lines_ahead == (prefetches ? 32 : 0));
     const std::vector<std::byte> expected = reference_copy(input.data(), column);
     std::vector<std::byte> out(expected.size(), std::byte{1});
     copy_view(input.data(), column, out.data(), 0, column.element_count());

@@ -10,8 +10,9 @@
 // with adjacent elements prefetch into L2 (prefetcht2); rows read backwards, and rows with a
 // line per element, into L1 (prefetcht0): what measured fastest (prefetches_to_l1). A row
 // whose elements lie 1 KiB or more apart, longer than that, also prefetches its own elements
-// 64 on (the column of a matrix: each element on a page of its own, which no hardware
-// prefetcher follows; every 4 KiB of 1 GiB float32 copied in half the time).
+// 32 on (the column of a matrix: each element on a page of its own, which no hardware
+// prefetcher follows; every 4 KiB of 1 GiB float32 copied in half the time; copy_plan.cpp
+// says why 32).
 #pragma once
 
 #include <algorithm>

@@ -4,9 +4,9 @@
 // permuted so that its wanted elements land at their places in the output register, the
 // others' lanes zeroed (a masked permute), and the k results are or-ed together and stored
 // once. The places repeat from one output register to the next, so one table, built when the
-// kernel is prepared, serves the whole copy: per input register that holds a wanted element,
-// its permute indexes and the output lanes it fills (registers holding none, in rows of
-// elements more than a register apart, are not read at all).
+// kernel is prepared, serves the whole copy: per input register, its permute indexes and the
+// output lanes it fills. Elements lie at most a register apart, so every input register
+// holds at least one.
 //
 // Against the stepped kernel (kernels_rows.hpp), which stores each input register's shuffle
 // whole and moves the output pointer on by the bytes it wanted, this stores each output byte
@@ -47,12 +47,14 @@ struct Merged {
     static constexpr std::int64_t W = Isa::kWidth;
 
     // Whether the kernel can take rows of S-byte elements `step` bytes apart: whole elements
-    // at most a line apart (an output register then needs at most 64 input registers, the
-    // table's room). Which of those rows it gets is prepare_sized's choice (kernels_rows.hpp).
+    // at most a register apart (an output register then needs at most W / S input registers,
+    // within the table's room). Which of those rows it gets is prepare_sized's choice
+    // (kernels_rows.hpp).
     template <std::size_t S>
     static constexpr bool takes(std::int64_t step) {
         const auto size = static_cast<std::int64_t>(S);
-        return step % size == 0 && step >= 2 * size && step <= 64;
+        static_assert(W / S <= static_cast<std::int64_t>(RowKernel::kMaxPeriod) && W * W <= RowKernel::kMaskBytes);
+        return step % size == 0 && step >= 2 * size && step <= W;
     }
 
     // The table: for each of the `period` input registers of an output register (step / S of

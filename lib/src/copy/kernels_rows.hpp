@@ -16,6 +16,9 @@
 //   a buffer, unless the caller leaves a register's worth of slack after the row (every
 //   row of a copy but its last), and the last register is the one ending nearest the row's
 //   end that has a table entry, leaving at most one element to copy alone.
+// - merged (kernels_merged.hpp): the stepped kernel's rows, on the sets whose registers have
+//   write masks: each output register gathered from the input registers it needs, and
+//   stored once.
 // - strided (anything else: large steps, other item sizes, the steps above that the
 //   stepped kernel leaves): a plain loop; on input already resident, the plain loop
 //   unrolled eight times (unrolled), but for elements more than half a line and at most a

@@ -1,9 +1,35 @@
-// A decoded chunk's part inside a box copied into place (chunk_place.hpp).
+// The chunks a box touches, and a decoded chunk's part inside it copied into place
+// (chunk_place.hpp).
 #include "source/chunk_place.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace tslice {
+
+ChunkGrid::ChunkGrid(const std::vector<std::int64_t>& chunk, const Box& box)
+    : chunk_(chunk), first_(chunk.size()), across_(chunk.size()), box_(box) {
+    for (std::size_t k = 0; k < chunk_.size(); ++k) {
+        first_[k] = box.start[k] / chunk_[k];
+        across_[k] = (box.stop[k] - 1) / chunk_[k] - first_[k] + 1;
+        count_ *= across_[k];
+    }
+}
+
+void ChunkGrid::at(std::int64_t n, Chunk& chunk) const {
+    const std::size_t rank = chunk_.size();
+    chunk.grid.resize(rank);
+    chunk.origin.resize(rank);
+    chunk.from.resize(rank);
+    chunk.to.resize(rank);
+    for (std::size_t k = rank; k-- > 0;) {
+        chunk.grid[k] = first_[k] + n % across_[k];
+        n /= across_[k];
+        chunk.origin[k] = chunk.grid[k] * chunk_[k];
+        chunk.from[k] = std::max(chunk.origin[k], box_.start[k]);
+        chunk.to[k] = std::min(chunk.origin[k] + chunk_[k], box_.stop[k]);
+    }
+}
 
 void place_chunk(const std::byte* chunk, const std::vector<std::int64_t>& chunk_strides, std::size_t itemsize,
                  const Box& box, const std::vector<std::int64_t>& origin, const std::vector<std::int64_t>& from,

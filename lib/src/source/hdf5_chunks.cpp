@@ -90,31 +90,23 @@ bool read_stored_chunks(hid_t dataset, const Hdf5Pipeline& pipeline, const std::
 
     // The chunks the part touches, each read as stored, here: the library is not thread-safe.
     struct Stored {
-        std::vector<std::int64_t> origin;
+        std::vector<std::int64_t> origin, from, to;  // its first index, and the part's part of it
         std::uint32_t skipped = 0;  // the filters this chunk was not passed through (bit i: filter i)
         std::vector<std::byte> bytes;
     };
-    std::vector<std::int64_t> first(rank), count(rank);
-    std::int64_t total = 1;
-    for (std::size_t k = 0; k < rank; ++k) {
-        const auto length = static_cast<std::int64_t>(chunk[k]);
-        first[k] = part.start[k] / length;
-        count[k] = (part.stop[k] - 1) / length - first[k] + 1;
-        total *= count[k];
-    }
-    // A stored chunk larger than this is not one deflate made of the chunk.
-    const std::uint64_t stored_limit = chunk_bytes + chunk_bytes / 8 + (1 << 20);
+    const ChunkGrid chunks(std::vector<std::int64_t>(chunk.begin(), chunk.end()), part);
+    const std::int64_t total = chunks.count();
+    const std::uint64_t stored_limit = stored_chunk_limit(chunk_bytes);
     std::vector<Stored> stored(static_cast<std::size_t>(total));
     std::vector<hsize_t> offset(rank);
+    ChunkGrid::Chunk at;
     for (std::int64_t n = 0; n < total; ++n) {
         Stored& one = stored[static_cast<std::size_t>(n)];
-        one.origin.resize(rank);
-        std::int64_t rest = n;
-        for (std::size_t k = rank; k-- > 0;) {
-            one.origin[k] = (first[k] + rest % count[k]) * static_cast<std::int64_t>(chunk[k]);
-            rest /= count[k];
-            offset[k] = static_cast<hsize_t>(one.origin[k]);
-        }
+        chunks.at(n, at);
+        one.origin = at.origin;
+        one.from = at.from;
+        one.to = at.to;
+        for (std::size_t k = 0; k < rank; ++k) offset[k] = static_cast<hsize_t>(one.origin[k]);
         unsigned mask = 0;
         haddr_t address = HADDR_UNDEF;
         hsize_t size = 0;
@@ -133,7 +125,6 @@ bool read_stored_chunks(hid_t dataset, const Hdf5Pipeline& pipeline, const std::
         if (decompressor.state == nullptr) fail_input("cannot read " + where + ": out of memory for libdeflate");
         // Written before they are read: not zeroed first.
         const std::unique_ptr<std::byte[]> a(new std::byte[chunk_bytes]), b(new std::byte[chunk_bytes]);
-        std::vector<std::int64_t> from(rank), to(rank);
         for (std::int64_t n = worker; n < total; n += pool.size()) {
             const Stored& one = stored[static_cast<std::size_t>(n)];
             const auto corrupt = [&](const std::string& why) {
@@ -160,11 +151,7 @@ bool read_stored_chunks(hid_t dataset, const Hdf5Pipeline& pipeline, const std::
             if (size != chunk_bytes)
                 corrupt("holds " + std::to_string(size) + " bytes, not the " + std::to_string(chunk_bytes) +
                         " of its shape");
-            for (std::size_t k = 0; k < rank; ++k) {
-                from[k] = std::max(one.origin[k], part.start[k]);
-                to[k] = std::min(one.origin[k] + static_cast<std::int64_t>(chunk[k]), part.stop[k]);
-            }
-            place_chunk(data, strides, item, part, one.origin, from, to, dst);
+            place_chunk(data, strides, item, part, one.origin, one.from, one.to, dst);
         }
     });
     return true;

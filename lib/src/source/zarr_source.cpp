@@ -180,17 +180,10 @@ public:
             fail_input(inside(root_, dir / ".zarray") + " changed while tslice read the store");
         const std::size_t rank = meta.shape.size();
         if (box.element_count() == 0) return;
-        // The chunks the box touches: per axis [first, last].
-        std::vector<std::int64_t> first(rank), count(rank);
-        std::int64_t total = 1;
-        for (std::size_t k = 0; k < rank; ++k) {
-            first[k] = box.start[k] / meta.chunks[k];
-            count[k] = (box.stop[k] - 1) / meta.chunks[k] - first[k] + 1;
-            total *= count[k];
-        }
+        const ChunkGrid chunks(meta.chunks, box);
+        const std::int64_t total = chunks.count();
         const auto chunk_bytes = static_cast<std::size_t>(meta.chunk_elements()) * meta.dtype.itemsize;
-        // The most a stored chunk can hold: what blosc, zstd or zlib add to incompressible data.
-        const std::uint64_t stored_limit = chunk_bytes + chunk_bytes / 8 + (1 << 20);
+        const std::uint64_t stored_limit = stored_chunk_limit(chunk_bytes);
         WorkerPool pool(static_cast<unsigned>(std::clamp<std::int64_t>(total, 1, threads)));
         // Chunks go to the workers in order, so a worker's buffers are reused chunk after chunk.
         pool.run(static_cast<unsigned>(pool.size()), [&](unsigned part) {
@@ -207,16 +200,10 @@ public:
             } giver{this, buffers};
             std::pair<std::byte*, std::byte*> placed;
             ChunkBytes chunk;
+            ChunkGrid::Chunk at;
             for (std::int64_t n = part; n < total; n += pool.size()) {
-                std::vector<std::int64_t> grid(rank), origin(rank), from(rank), to(rank);
-                std::int64_t rest = n;
-                for (std::size_t k = rank; k-- > 0;) {
-                    grid[k] = first[k] + rest % count[k];
-                    rest /= count[k];
-                    origin[k] = grid[k] * meta.chunks[k];
-                    from[k] = std::max(origin[k], box.start[k]);
-                    to[k] = std::min(origin[k] + meta.chunks[k], box.stop[k]);
-                }
+                chunks.at(n, at);
+                const auto& [grid, origin, from, to] = at;
                 if (written) {
                     // The bytes of the box this chunk's part spans (it also crosses other
                     // chunks' rows, which only come back from the page cache if released early).

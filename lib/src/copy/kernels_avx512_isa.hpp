@@ -117,7 +117,7 @@ struct Avx512 {
 #ifdef __AVX512VBMI__
         else if constexpr (S == 1 && Vbmi) return _mm512_maskz_permutexvar_epi8(static_cast<__mmask64>(lanes), m, v);
 #endif
-        else static_assert(S == 2, "no merged kernel for this element size");
+        else static_assert(S == 0, "no merged kernel for this element size");
     }
     static V merge(const V& a, const V& b) { return _mm512_or_si512(a, b); }
     static V zero() { return _mm512_setzero_si512(); }

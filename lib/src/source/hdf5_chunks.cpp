@@ -88,31 +88,28 @@ bool read_stored_chunks(hid_t dataset, const Hdf5Pipeline& pipeline, const std::
         stride *= static_cast<std::int64_t>(chunk[k]);
     }
 
-    // The chunks the part touches, each read as stored, here: the library is not thread-safe.
+    // The chunks the part touches (chunk n of the grid is stored[n]), each read as stored,
+    // here: the library is not thread-safe.
     struct Stored {
-        std::vector<std::int64_t> origin, from, to;  // its first index, and the part's part of it
         std::uint32_t skipped = 0;  // the filters this chunk was not passed through (bit i: filter i)
         std::vector<std::byte> bytes;
     };
     const ChunkGrid chunks(std::vector<std::int64_t>(chunk.begin(), chunk.end()), part);
     const std::int64_t total = chunks.count();
     const std::uint64_t stored_limit = stored_chunk_limit(chunk_bytes);
-    std::vector<Stored> stored(static_cast<std::size_t>(total));
+    std::vector<Stored> stored;  // grown as read: a chunk not stored ends the walk early
     std::vector<hsize_t> offset(rank);
     ChunkGrid::Chunk at;
     for (std::int64_t n = 0; n < total; ++n) {
-        Stored& one = stored[static_cast<std::size_t>(n)];
         chunks.at(n, at);
-        one.origin = at.origin;
-        one.from = at.from;
-        one.to = at.to;
-        for (std::size_t k = 0; k < rank; ++k) offset[k] = static_cast<hsize_t>(one.origin[k]);
+        for (std::size_t k = 0; k < rank; ++k) offset[k] = static_cast<hsize_t>(at.origin[k]);
         unsigned mask = 0;
         haddr_t address = HADDR_UNDEF;
         hsize_t size = 0;
         if (H5Dget_chunk_info_by_coord(dataset, offset.data(), &mask, &address, &size) < 0 || address == HADDR_UNDEF ||
             size == 0 || size > stored_limit)
             return false;
+        Stored& one = stored.emplace_back();
         one.bytes.resize(static_cast<std::size_t>(size));
         std::uint32_t filters = 0;
         if (H5Dread_chunk(dataset, H5P_DEFAULT, offset.data(), &filters, one.bytes.data()) < 0) return false;
@@ -125,10 +122,12 @@ bool read_stored_chunks(hid_t dataset, const Hdf5Pipeline& pipeline, const std::
         if (decompressor.state == nullptr) fail_input("cannot read " + where + ": out of memory for libdeflate");
         // Written before they are read: not zeroed first.
         const std::unique_ptr<std::byte[]> a(new std::byte[chunk_bytes]), b(new std::byte[chunk_bytes]);
+        ChunkGrid::Chunk cell;
         for (std::int64_t n = worker; n < total; n += pool.size()) {
             const Stored& one = stored[static_cast<std::size_t>(n)];
+            chunks.at(n, cell);
             const auto corrupt = [&](const std::string& why) {
-                fail_input("cannot read " + where + ": its chunk at " + at_text(one.origin) + " " + why);
+                fail_input("cannot read " + where + ": its chunk at " + at_text(cell.origin) + " " + why);
             };
             const std::byte* data = one.bytes.data();
             std::size_t size = one.bytes.size();
@@ -151,7 +150,7 @@ bool read_stored_chunks(hid_t dataset, const Hdf5Pipeline& pipeline, const std::
             if (size != chunk_bytes)
                 corrupt("holds " + std::to_string(size) + " bytes, not the " + std::to_string(chunk_bytes) +
                         " of its shape");
-            place_chunk(data, strides, item, part, one.origin, one.from, one.to, dst);
+            place_chunk(data, strides, item, part, cell.origin, cell.from, cell.to, dst);
         }
     });
     return true;

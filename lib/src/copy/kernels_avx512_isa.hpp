@@ -58,13 +58,14 @@ struct Avx512 {
     // The stepped kernel with VBMI beat the plain loop up to every 12th uint8 (39.6 ms against
     // 40.6; 8th: 34.0 against 43.5; 14th: 38.1 against 36.6). The merged kernel, which took its
     // rows, beat the plain loop unrolled (Zen 4, rows of 1 KiB read in order from 1 GiB in
-    // memory held, one thread, medians of 7 alternating pairs) at every 2nd uint8 (0.50 of its
-    // time), 3rd 0.66, 5th 0.75, 7th 0.77, 9th 0.88-0.89 and 10th 0.92, but not at every 11th
-    // (1.10) or 12th (1.05-1.13): merged_held_most_bytes. The tool, whose plain loop is not
+    // memory held, one thread, bench/row_kernels.cpp, medians of 7 or 9 alternating pairs) at
+    // every 2nd uint8 (0.51 of its time), 3rd 0.66, 5th 0.74, 7th 0.85 and 9th 0.88-0.91, but
+    // not at every 10th (1.05-1.07 in three runs, 0.92 in one of an earlier program), 11th
+    // (1.16) or 12th (1.06): merged_held_most_bytes. The tool, whose plain loop is not
     // unrolled, was faster merged there too (whole process, 12 alternating runs: every 11th
     // 0.78 of the plain loop's time, 0.97 of the stepped kernel's; every 12th 0.93 and 0.97).
-    // int16 gained to every 5th (every 2nd 0.90, 3rd 0.87, 5th 0.90), and float32 every 2nd was
-    // as fast (1.02; 65 against 35 GB/s where the row is in L2). float32 every
+    // int16 gained to every 5th (every 2nd 0.85, 3rd 0.92, 5th 0.85), and float32 every 2nd was
+    // as fast (1.03; 0.44 of the time where the rows are in L2). float32 every
     // third (12 bytes) was faster in the plain loop unrolled, which reads such rows in order
     // without prefetches (copy_plan.cpp): 47.8-49.1 ms against 56.0-56.7 shuffled, numpy
     // 57-59 (Zen 4, 1 GiB in memory held, one thread, medians of 5, two alternating runs); the
@@ -77,7 +78,7 @@ struct Avx512 {
     // The longest step the merged kernel takes in memory the process holds (see above).
     template <std::size_t S>
     static constexpr std::int64_t merged_held_most_bytes() {
-        return S == 1 ? 10 : stepped_most_bytes<S>();
+        return S == 1 ? 9 : stepped_most_bytes<S>();
     }
 
     // vpermd / vpermw move 4-, 8- and 2-byte elements across the register; bytes go lane by

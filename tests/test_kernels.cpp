@@ -126,8 +126,10 @@ TEST_CASE("kernels: every set's row kernels give the scalar set's bytes") {
         if (round % 11 == 0) step = std::uniform_int_distribution<std::int64_t>(-300, 300)(rng);
         std::int64_t stride = step * size;
         if (round % 17 == 0) stride += std::uniform_int_distribution<std::int64_t>(1, size)(rng) % size;
-        const std::int64_t count = round % 5 == 0 ? std::uniform_int_distribution<std::int64_t>(1, 5000)(rng)
-                                                  : std::uniform_int_distribution<std::int64_t>(1, 300)(rng);
+        // Rows of thousands, of hundreds, and of a few elements (under two registers' worth, or
+        // fewer than the unrolled loop's eight).
+        const std::int64_t most = round % 5 == 0 ? 5000 : round % 5 == 1 ? 16 : 300;
+        const std::int64_t count = std::uniform_int_distribution<std::int64_t>(1, most)(rng);
         const std::size_t misalign = rng() % 64;
         const std::size_t slack = slacks[rng() % std::size(slacks)];
         const bool resident = round % 2 == 0;  // the unrolled plain loop, or the plain one
@@ -149,6 +151,10 @@ TEST_CASE("kernels: every set's row kernels give the scalar set's bytes") {
             const bool shuffles = name == "stepped" || name == "merged";
             tally.count(set->name, "stepped or merged", shuffles);
             tally.count(set->name, "stepped with slack", name == "stepped" && slack >= 64);
+            // The unrolled loop's elements before the first eight: each count of them, short
+            // rows (no eight at all) and long.
+            if (name == "unrolled")
+                tally.count(set->name, "unrolled, " + std::to_string(count % 8) + (count < 8 ? " alone" : " first"));
             // The merged kernel's last output register, loaded and stored in part: rows whose
             // elements do not fill a whole number of registers.
             tally.count(set->name, "merged, ending in part",
@@ -159,6 +165,10 @@ TEST_CASE("kernels: every set's row kernels give the scalar set's bytes") {
     }
     // Per set, so that the same counts are asked of an AVX2-only CPU as of one with AVX-512.
     tally.check_each_set("unrolled", 500);
+    for (int head = 1; head < 8; ++head) {
+        tally.check_each_set("unrolled, " + std::to_string(head) + " alone", 3);
+        tally.check_each_set("unrolled, " + std::to_string(head) + " first", 20);
+    }
     tally.check_each_set("stepped or merged", 150);
     tally.check_each_set_choosing("stepped", "stepped with slack", 40);
     tally.check_each_set_choosing("merged", "merged, ending in part", 100);

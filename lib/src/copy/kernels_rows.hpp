@@ -70,18 +70,43 @@ struct Rows {
     // (numpy's loop for such rows is so unrolled). Each of its eight loads then walks the
     // input at one fixed distance (eight elements on, or, in rows of at most eight elements,
     // one row on), where the plain loop's one load jumps back at every row's end; that is most
-    // likely what lets the hardware's stride prefetchers follow it. On memory the process
-    // holds it was as fast as the plain loop or faster; on a file mapping whose pages the
-    // copy faults in itself it was slower, why was not measured (no hardware counters on that
-    // machine); so it runs only on resident input (docs/performance-log.md: "Short rows in
-    // bands, and the unrolled loop on memory already held").
+    // likely what lets the hardware's stride prefetchers, which follow each load instruction
+    // on its own, keep up with it. In short rows the elements before the first eight are
+    // copied each by a load of its own too (a switch into a run of copies, as the compiler
+    // unrolls numpy's loop), not by a loop whose one load would step through them and jump
+    // back: that loop made rows of five float32 1020 bytes apart 1.6 times slower, and rows of
+    // eleven 400 bytes apart 1.1 times. Longer rows keep the loop: a streamed copy cuts its
+    // rows where its stage fills, so that the count changes from call to call, and the
+    // switch's jump, mispredicted, made float32 [:, :, ::3] (rows of 342) about 10% slower
+    // (docs/performance-log.md: "Loads of their own for a row's first elements"). On memory
+    // the process holds the unrolled loop was as fast as the plain loop or faster; on a file
+    // mapping whose pages the copy faults in itself it was slower, why was not measured (no
+    // hardware counters on that machine); so it runs only on resident input
+    // (docs/performance-log.md: "Short rows in bands, and the unrolled loop on memory already
+    // held").
     template <std::size_t S>
     static void unrolled(const RowKernel& kernel, const std::byte* src, std::byte* dst, std::int64_t count,
                          std::int64_t) {
+        constexpr std::int64_t kShortRow = 16;  // elements: rows shorter take the switch
         const std::int64_t stride = kernel.stride;
-        std::int64_t i = 0;
-        for (; i < count % 8; ++i, src += stride, dst += S) std::memcpy(dst, src, S);
-        for (; i < count; i += 8, src += 8 * stride, dst += 8 * S) {
+        const std::int64_t head = count % 8;
+        if (count < kShortRow) {
+            src += head * stride;
+            dst += head * static_cast<std::int64_t>(S);
+            switch (head) {  // from the row's first element up to `src`
+                case 7: std::memcpy(dst - 7 * S, src - 7 * stride, S); [[fallthrough]];
+                case 6: std::memcpy(dst - 6 * S, src - 6 * stride, S); [[fallthrough]];
+                case 5: std::memcpy(dst - 5 * S, src - 5 * stride, S); [[fallthrough]];
+                case 4: std::memcpy(dst - 4 * S, src - 4 * stride, S); [[fallthrough]];
+                case 3: std::memcpy(dst - 3 * S, src - 3 * stride, S); [[fallthrough]];
+                case 2: std::memcpy(dst - 2 * S, src - 2 * stride, S); [[fallthrough]];
+                case 1: std::memcpy(dst - 1 * S, src - 1 * stride, S); [[fallthrough]];
+                default: break;
+            }
+        } else {
+            for (std::int64_t i = 0; i < head; ++i, src += stride, dst += S) std::memcpy(dst, src, S);
+        }
+        for (std::int64_t i = head; i < count; i += 8, src += 8 * stride, dst += 8 * S) {
             std::memcpy(dst, src, S);
             std::memcpy(dst + S, src + stride, S);
             std::memcpy(dst + 2 * S, src + 2 * stride, S);

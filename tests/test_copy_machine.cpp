@@ -199,6 +199,20 @@ TEST_CASE("copy_machine: on Zen 4, rows stepping over several elements within a 
     CHECK(settings.prefetch_why.find("Zen 4") != std::string::npos);
 }
 
+TEST_CASE("copy_machine: on Zen 4, short rows of elements more than two lines apart are prefetched into L2") {
+    MachineFacts facts;
+    facts.llc_bytes = 32 * kMiB;
+    facts.hardware_follows_strided_rows = true;  // AMD
+    CHECK_FALSE(choose_stream_settings(facts).prefetch_sparse_bands_to_l2);
+    CHECK(choose_stream_settings(facts).prefetch_why.find("on AMD the hardware follows them") != std::string::npos);
+    facts.sparse_band_rows_gain_l2_prefetch = true;  // AMD family 0x19 with AVX-512
+    const auto settings = choose_stream_settings(facts);
+    CHECK(settings.prefetch_sparse_bands_to_l2);
+    CHECK(settings.prefetch_why.find("into L2, twice as far: faster so on AMD Zen 4") != std::string::npos);
+    // The reason for leaving such rows unprefetched is not given where they are prefetched.
+    CHECK(settings.prefetch_why.find("on AMD the hardware follows them") == std::string::npos);
+}
+
 TEST_CASE("copy_machine: on Zen 4, rows ahead in memory tslice holds are counted rounding up") {
     MachineFacts facts;
     facts.llc_bytes = 32 * kMiB;

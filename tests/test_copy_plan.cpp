@@ -94,17 +94,35 @@ TEST_CASE("copy: the prefetch distance is a setting in lines, and none is no pre
     CHECK(plan_copy(view).prefetch_ahead == (prefetches ? 64 : 0));
 
     // Rows of 16 float32 256 bytes apart (every other 4 KiB) read a line an element: 4 rows
-    // make 64 lines.
+    // make 64 lines; where such rows go into L2 (Zen 4), twice as far: 8 rows.
     View sparse = View::contiguous({100, 2, 16, 64}, 4);
     sparse.shape = {100, 16};
     sparse.byte_strides = {8192, 256};
-    CHECK(plan_copy(sparse).prefetch_ahead == (prefetches ? 4 : 0));
-    // 400 bytes apart: where the hardware follows such rows (AMD), not prefetched at all.
+    const bool to_l2 = stream_settings().prefetch_sparse_bands_to_l2;
+    CHECK(plan_copy(sparse).prefetch_ahead == (prefetches ? (to_l2 ? 8 : 4) : 0));
+    CHECK(plan_copy(sparse).prefetch_to_l1 == !to_l2);
+    // 400 bytes apart: where the hardware follows such rows (AMD), not prefetched at all,
+    // unless they go into L2: 128 lines are 11.6 rows of 11, rounded up in memory held.
     View further = sparse;
     further.shape = {100, 11};
     further.byte_strides = {8192, 400};
-    CHECK(plan_copy(further).prefetch_ahead == (prefetches && stream_settings().prefetch_strided_bands ? 5 : 0));
+    const std::int64_t into_l2 = stream_settings().resident_rows_ahead_round_up ? 12 : 11;
+    CHECK(plan_copy(further).prefetch_ahead ==
+          (!prefetches ? 0 : to_l2 ? into_l2 : stream_settings().prefetch_strided_bands ? 5 : 0));
     CHECK(plan_copy(sparse).lines_ahead == 0);
+    // Rows of elements two lines apart or less, and 1 KiB or more, keep L1 either way.
+    View two_lines = sparse;
+    two_lines.byte_strides = {8192, 128};
+    CHECK(plan_copy(two_lines).prefetch_to_l1);
+    CHECK(plan_copy(two_lines).prefetch_ahead == (prefetches ? 4 : 0));
+    View falling = sparse;
+    falling.byte_offset = 15 * 132;
+    falling.byte_strides = {8192, -132};
+    CHECK(plan_copy(falling).prefetch_to_l1 == !to_l2);
+    View kib = sparse;
+    kib.shape = {100, 4};
+    kib.byte_strides = {8192, 1024};
+    CHECK(plan_copy(kib).prefetch_to_l1);
 
     // Short rows go in bands; dense ones of more than two lines (128 bytes) are left to the
     // hardware's prefetchers there, shorter ones are prefetched.

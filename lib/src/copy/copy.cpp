@@ -199,7 +199,7 @@ private:
         const std::int64_t row_stride = plan_.layout.byte_strides[rank - 2], length = plan_.row_length;
         const std::int64_t out_row = length * item_bytes(), ahead = plan_.prefetch_ahead;
         const std::int64_t stride = plan_.inner_stride;
-        const bool to_l1 = prefetches_to_l1(stride);
+        const bool to_l1 = plan_.prefetch_to_l1;
         const kernels::RowKernel& kernel = plan_.row;
         std::byte* out = sink_.direct(rows * out_row);
         const std::byte* src = base_ + at_.offset;
@@ -248,7 +248,7 @@ private:
         } else {
             const std::int64_t pieces =
                 std::clamp<std::int64_t>(run * element_bytes_ / kPiece, 1, std::max<std::int64_t>(lines.count, 1));
-            const bool to_l1 = prefetches_to_l1(plan_.inner_stride);
+            const bool to_l1 = plan_.prefetch_to_l1;
             in_pieces(run, pieces, [&](std::int64_t piece) {
                 lines.prefetch(lines.count * piece / pieces, lines.count * (piece + 1) / pieces, to_l1);
             });

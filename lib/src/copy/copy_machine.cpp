@@ -202,6 +202,7 @@ MachineFacts read_machine_facts() {
         glibc.vendor == GlibcFacts::Vendor::Amd && glibc.family >= 0x19 && __builtin_cpu_supports("avx512f");
     facts.stepped_rows_gain_streams_and_further_prefetch = facts.own_stream_loop_faster;
     facts.resident_rows_gain_whole_prefetch_distance = facts.own_stream_loop_faster;
+    facts.sparse_band_rows_gain_l2_prefetch = facts.own_stream_loop_faster;
 #endif
     facts.streamed_stores_share_fill_buffers = glibc.vendor == GlibcFacts::Vendor::Intel;
     facts.hardware_follows_strided_rows = glibc.vendor == GlibcFacts::Vendor::Amd;
@@ -270,9 +271,12 @@ StreamSettings choose_stream_settings(const MachineFacts& facts) {
     // in four runs before; the EPYC with AVX2 17% faster without; the tool 45.4 against 49.4
     // ms on one thread, and [:, :, 3::200] 31.9 against 34.1); on the Xeon they gain 4-8%
     // (25.9 against 24.2 ms).
+    // (Where they go into L2 instead, below, the reason does not apply.)
     if (facts.hardware_follows_strided_rows) {
         settings.prefetch_strided_bands = false;
-        settings.prefetch_why = "; not for short rows of elements 257 bytes to 1 KiB apart: on AMD the hardware follows them";
+        if (!facts.sparse_band_rows_gain_l2_prefetch)
+            settings.prefetch_why =
+                "; not for short rows of elements 257 bytes to 1 KiB apart: on AMD the hardware follows them";
     }
     // The same rows (float32 [:, :, ::5], uint8 [:, :, ::7], [:, ::3, 1::4], [:, :, ::-8])
     // wait on their loads. On Zen 4 (this project's development VM), from memory the process
@@ -302,6 +306,27 @@ StreamSettings choose_stream_settings(const MachineFacts& facts) {
     // twice as far in one of its five runs of the copy choices (0.91) and not in the others;
     // the EPYC with AVX2 had no faster distance for it; neither was measured with the round-up,
     // so only Zen 4 and later round up.
+    // Short rows of elements more than two lines apart, in bands (float32 [:, :, ::40] to
+    // [:, :, ::255], rows of 26 down to 5 elements 160 to 1020 bytes apart; uint8
+    // [:, :, ::200], int16 [:, :, ::-100], float64 [:, :, ::20] and [:, :, ::50]): each
+    // element a line of its own, a few of every page. On Zen 4 (one thread, 1 GiB inputs in
+    // memory the process holds, medians of 5 to 7 copies alternating with numpy's on the same
+    // buffers) prefetching the rows ahead into L2 (prefetcht2) 128 lines ahead made them 1.3
+    // to 2.1 times faster than either prefetching them into L1 64 lines ahead or, from 257
+    // bytes apart, not prefetching them (float32 [:, :, ::40] 25.1 ms against 43.2 into L1,
+    // numpy 51.4; [:, :, ::100] 9.3-10.4 against 14.7-15.4 unprefetched, numpy 14.5-15.3;
+    // [:, :, ::200] 4.3 against 9.1; uint8 [:, :, ::200] 29.1 against 46.6 into L1, numpy 30.4;
+    // int16 [:, :, ::-100] 15.9 against 39.8); 64 lines ahead into L2 was faster than 128 only
+    // for the sparsest (every 255th float32, 4.6 against 4.8 ms). Rows of elements closer
+    // together were as fast or slower prefetched into L2 (96 to 112 bytes apart, and 128
+    // bytes backwards: 1.0 to 1.3 times slower), so they keep L1. Not measured on other CPUs:
+    // only Zen 4 and later (docs/performance-log.md: "Loads of their own for a row's first
+    // elements, and sparse rows prefetched into L2").
+    if (facts.sparse_band_rows_gain_l2_prefetch) {
+        settings.prefetch_sparse_bands_to_l2 = true;
+        settings.prefetch_why += "; short rows of elements 129 bytes to 1 KiB apart into L2, twice as far: faster so "
+                                 "on AMD Zen 4";
+    }
     if (facts.resident_rows_gain_whole_prefetch_distance) {
         settings.resident_rows_ahead_round_up = true;
         settings.prefetch_why += "; in memory tslice holds, the first row at least that far ahead: faster so on AMD "

@@ -67,6 +67,10 @@ struct MachineFacts {
     // than the prefetch distance, read from memory the process holds, copied faster with the
     // row prefetched the whole distance ahead rather than the nearest row short of it.
     bool resident_rows_gain_whole_prefetch_distance = false;
+    // An AMD CPU of family 0x19 or later with AVX-512 (Zen 4 and later): short rows of
+    // elements more than two lines apart, copied in bands, faster with the rows ahead
+    // prefetched into L2, twice as far, than into L1 or not at all.
+    bool sparse_band_rows_gain_l2_prefetch = false;
 };
 
 MachineFacts read_machine_facts();
@@ -87,6 +91,11 @@ struct StreamSettings {
     // Whether short rows of elements more than 256 bytes (but under 1 KiB) apart, copied in
     // bands, are prefetched in software.
     bool prefetch_strided_bands = true;
+    // Whether short rows of elements more than two lines (128 bytes) and under 1 KiB apart,
+    // copied in bands, are prefetched into L2 (prefetcht2), twice prefetch_lines() ahead,
+    // whatever prefetch_strided_bands says; otherwise into L1, as other rows with a line an
+    // element.
+    bool prefetch_sparse_bands_to_l2 = false;
     // How many times prefetch_lines() ahead rows are prefetched whose elements lie more than
     // two elements and at most a line apart (every line read), in memory the process holds
     // (InputMemory::Resident; a file mapping's copy faults its pages in as it goes, and

@@ -37,6 +37,9 @@ struct CopyPlan {
     // Rows ahead whose input lines are prefetched while a row is copied; 0 for none (tiles,
     // and the reference set, whose loop stays the plain one).
     std::int64_t prefetch_ahead = 0;
+    // Whether those prefetches go into L1 (prefetcht0) rather than L2 (prefetcht2):
+    // prefetches_to_l1 (copy_prefetch.hpp), but for the rows copy_machine.cpp sends to L2.
+    bool prefetch_to_l1 = false;
     // For rows whose elements lie 1 KiB or more apart, longer than this: how many elements
     // ahead in the row itself its lines are prefetched; 0 for none.
     std::int64_t lines_ahead = 0;

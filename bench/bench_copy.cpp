@@ -398,6 +398,7 @@ int run(const Options& options) {
         }
         tslice::bench::ChoiceRow choice{label,      streams,      copy_plan.prefetch_ahead, copy_plan.lines_ahead,
                                         copy_plan.row.name, via_memcpy, applies, m1, {}};
+        choice.rows_to_l1 = copy_plan.prefetch_to_l1;
         for (int which = 0; which < CopyAlternative::kCount; ++which) {
             if (changed[which].empty()) continue;
             choice.changed[which] = median(changed[which]);

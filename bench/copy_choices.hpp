@@ -3,7 +3,9 @@
 // not where they are), its prefetches flipped (none where it prefetches; where a rule leaves its
 // rows to the hardware's prefetchers, prefetched as without the rule), the input prefetched
 // twice and four times as far, its rows copied by the other kernel where two can (the stepped
-// kernel or the plain loop), and by the plain loop unrolled where it is not (or not where it is).
+// kernel or the plain loop), by the plain loop unrolled where it is not (or not where it is),
+// and, where it prefetches rows ahead, their lines prefetched into the other cache level (L2
+// where they go into L1, L1 where they go into L2).
 // Where a choice was fixed by measuring one machine, this table shows on any other whether
 // it still holds there.
 #pragma once
@@ -24,14 +26,16 @@ namespace tslice::bench {
 // One changed choice, in force for the lifetime of the object.
 class CopyAlternative {
 public:
-    static constexpr int kCount = 6;
+    static constexpr int kCount = 7;
     // The two that may not apply: the other row kernel (the stepped kernel or the plain
     // loop), and the plain loop unrolled or not.
     static constexpr int kKernel = 4;
     static constexpr int kLoop = 5;
+    // Where the copy prefetches rows ahead: their lines into the other cache level.
+    static constexpr int kLevel = 6;
     static const char* name(int which) {
         static const char* const names[kCount] = {"stores flipped", "prefetch flipped", "prefetch x2", "prefetch x4",
-                                                  "kernel flipped", "loop flipped"};
+                                                  "kernel flipped", "loop flipped", "level flipped"};
         return names[which];
     }
 
@@ -61,6 +65,7 @@ public:
         if (which == kLoop)
             kernels::set_unrolled_choice(chosen_kernel == "unrolled" ? kernels::UnrolledChoice::Never
                                                                      : kernels::UnrolledChoice::Always);
+        if (which == kLevel) set_prefetch_level_choice(PrefetchLevelChoice::Other);
     }
     ~CopyAlternative() {
         set_stream_choice(StreamChoice::Chosen);
@@ -68,6 +73,7 @@ public:
         set_prefetch_choice(PrefetchChoice::Chosen);
         kernels::set_stepped_choice(kernels::SteppedChoice::Chosen);
         kernels::set_unrolled_choice(kernels::UnrolledChoice::Chosen);
+        set_prefetch_level_choice(PrefetchLevelChoice::Chosen);
     }
     CopyAlternative(const CopyAlternative&) = delete;
     CopyAlternative& operator=(const CopyAlternative&) = delete;
@@ -92,6 +98,7 @@ struct ChoiceRow {
     std::array<double, CopyAlternative::kCount> ratio{};
     // Alternatives that leave the copy as it was (copy_does): shown, not judged.
     std::array<bool, CopyAlternative::kCount> same{};
+    bool rows_to_l1 = false;  // the rows ahead prefetched into L1 (else L2)
 };
 
 // What a one-thread copy of the whole of `view` does under the settings in force, as far as
@@ -106,6 +113,7 @@ struct CopyDoes {
     std::string kernel;
     bool streams = false, via_memcpy = false, bands = false;
     std::int64_t rows_ahead = 0, elements_ahead = 0;
+    bool rows_ahead_to_l1 = false;  // where rows_ahead > 0
     bool operator==(const CopyDoes&) const = default;
 };
 
@@ -122,15 +130,19 @@ inline CopyDoes copy_does(const View& view) {
                       static_cast<std::size_t>(std::min(plan.row_length, count) * itemsize) >= memcpy_run_bytes();
     const std::size_t rank = plan.layout.rank();
     const std::int64_t rows = plan.bands ? plan.layout.shape[rank - 2] : count / plan.row_length;
-    if (plan.method != CopyPlan::Method::Tiles && plan.prefetch_ahead > 0 && rows > plan.prefetch_ahead)
+    if (plan.method != CopyPlan::Method::Tiles && plan.prefetch_ahead > 0 && rows > plan.prefetch_ahead) {
         does.rows_ahead = plan.prefetch_ahead;
+        does.rows_ahead_to_l1 = plan.prefetch_to_l1;
+    }
     if (plan.lines_ahead > 0 && plan.row_length > plan.lines_ahead) does.elements_ahead = plan.lines_ahead;
     return does;
 }
 
 // Whether alternative `which` applies to the case: the stores, the prefetches always; the
-// kernel and the loop where the flip gives the rows another kernel.
+// kernel and the loop where the flip gives the rows another kernel; the cache level where the
+// copy prefetches rows ahead.
 inline bool alternative_applies(const View& view, int which) {
+    if (which == CopyAlternative::kLevel) return copy_does(view).rows_ahead > 0;
     if (which != CopyAlternative::kKernel && which != CopyAlternative::kLoop) return true;
     const std::string chosen = plan_copy(view).row.name;
     const CopyAlternative flipped(which, {false, false, chosen});
@@ -194,10 +206,10 @@ inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
                 "ratio of its\n  time to the chosen copy's timed beside it; streams: yes = tslice's own streaming "
                 "loop, memcpy = handed to memcpy, which streams it;\n  * = a change that leaves the copy as it "
                 "was, not judged: its ratio's distance from 1 is the run's noise)\n");
-    std::printf("%-24s %-9s %9s %-10s %9s %15s %13s %13s %13s %15s %15s | %s\n", "case", "streams", "prefetch",
-                "kernel", "chosen", CopyAlternative::name(0), CopyAlternative::name(1), CopyAlternative::name(2),
-                CopyAlternative::name(3), CopyAlternative::name(4), CopyAlternative::name(5),
-                "best changed / chosen beside it (>= 0.95)");
+    std::printf("%-24s %-9s %12s %-10s %9s %15s %13s %13s %13s %15s %15s %14s | %s\n", "case", "streams",
+                "prefetch", "kernel", "chosen", CopyAlternative::name(0), CopyAlternative::name(1),
+                CopyAlternative::name(2), CopyAlternative::name(3), CopyAlternative::name(4), CopyAlternative::name(5),
+                CopyAlternative::name(6), "best changed / chosen beside it (>= 0.95)");
     int pass = 0, miss = 0, unjudged = 0;
     for (const ChoiceRow& row : rows) {
         double best = 0;
@@ -216,7 +228,8 @@ inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
         if (row.lines_ahead > 0) {
             std::snprintf(prefetch, sizeof prefetch, "%lld el.", static_cast<long long>(row.lines_ahead));
         } else {
-            std::snprintf(prefetch, sizeof prefetch, "%lld rows", static_cast<long long>(row.prefetch_rows));
+            std::snprintf(prefetch, sizeof prefetch, "%lld rows%s", static_cast<long long>(row.prefetch_rows),
+                          row.prefetch_rows > 0 ? (row.rows_to_l1 ? " L1" : " L2") : "");
         }
         char verdict[96];
         if (best_at < 0) {
@@ -228,9 +241,9 @@ inline int print_choices(const std::vector<ChoiceRow>& rows, bool quick) {
             std::snprintf(verdict, sizeof verdict, "%.2f %s%s%s", best, ok ? "PASS" : "MISS", ok ? "" : ": faster with ",
                           ok ? "" : CopyAlternative::name(best_at));
         }
-        std::printf("%-24s %-9s %9s %-10s %9.2f %15s %13s %13s %13s %15s %15s | %s\n", row.label.c_str(),
+        std::printf("%-24s %-9s %12s %-10s %9.2f %15s %13s %13s %13s %15s %15s %14s | %s\n", row.label.c_str(),
                     row.via_memcpy ? "memcpy" : row.streams ? "yes" : "no", prefetch, row.kernel.c_str(), row.chosen * 1e3,
-                    cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], verdict);
+                    cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6], verdict);
     }
     std::printf("copy choices: %d PASS, %d MISS", pass, miss);
     if (unjudged > 0) std::printf(", %d with no alternative", unjudged);

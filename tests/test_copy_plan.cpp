@@ -123,6 +123,13 @@ TEST_CASE("copy: the prefetch distance is a setting in lines, and none is no pre
     kib.shape = {100, 4};
     kib.byte_strides = {8192, 1024};
     CHECK(plan_copy(kib).prefetch_to_l1);
+    // The bench's "level flipped": the other level, and nothing else.
+    set_prefetch_level_choice(PrefetchLevelChoice::Other);
+    CHECK_FALSE(plan_copy(kib).prefetch_to_l1);
+    CHECK(plan_copy(sparse).prefetch_to_l1 == to_l2);
+    CHECK(plan_copy(sparse).prefetch_ahead == (prefetches ? (to_l2 ? 8 : 4) : 0));
+    set_prefetch_level_choice(PrefetchLevelChoice::Chosen);
+    CHECK(plan_copy(kib).prefetch_to_l1);
 
     // Short rows go in bands; dense ones of more than two lines (128 bytes) are left to the
     // hardware's prefetchers there, shorter ones are prefetched.

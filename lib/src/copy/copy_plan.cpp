@@ -53,6 +53,7 @@ std::atomic<std::size_t> stream_bytes{kDefaultStreamBytes};
 std::atomic<std::size_t> memcpy_bytes{kMachineMemcpyRunBytes};
 std::atomic<StreamChoice> stream_choice_setting{StreamChoice::Chosen};
 std::atomic<PrefetchChoice> prefetch_choice_setting{PrefetchChoice::Chosen};
+std::atomic<PrefetchLevelChoice> prefetch_level_setting{PrefetchLevelChoice::Chosen};
 
 // How many input lines ahead of the copy are prefetched (see copy_prefetch.hpp): rows ahead of
 // the copied one, as many as hold this many lines; in rows far longer that read a line per
@@ -121,6 +122,8 @@ std::int64_t prefetch_lines() { return prefetch_ahead_lines.load(std::memory_ord
 void set_prefetch_lines(std::int64_t lines) { prefetch_ahead_lines.store(std::max<std::int64_t>(lines, 0)); }
 PrefetchChoice prefetch_choice() { return prefetch_choice_setting.load(std::memory_order_relaxed); }
 void set_prefetch_choice(PrefetchChoice choice) { prefetch_choice_setting.store(choice); }
+PrefetchLevelChoice prefetch_level_choice() { return prefetch_level_setting.load(std::memory_order_relaxed); }
+void set_prefetch_level_choice(PrefetchLevelChoice choice) { prefetch_level_setting.store(choice); }
 
 CopyPlan plan_copy(const View& view, InputMemory memory) {
     CopyPlan plan;
@@ -168,6 +171,7 @@ CopyPlan plan_copy(const View& view, InputMemory memory) {
         ahead_lines *= 2;
         plan.prefetch_to_l1 = false;
     }
+    if (prefetch_level_choice() == PrefetchLevelChoice::Other) plan.prefetch_to_l1 = !plan.prefetch_to_l1;
     if (plan.set->prefetch && plan.method != CopyPlan::Method::Tiles && ahead_lines > 0) {
         // A row that walks the table reads a line per element, wherever the entries say.
         const std::int64_t row_lines =

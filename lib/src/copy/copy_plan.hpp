@@ -93,4 +93,10 @@ enum class PrefetchChoice { Chosen, Always };
 PrefetchChoice prefetch_choice();
 void set_prefetch_choice(PrefetchChoice choice);
 
+// Whether the rows ahead are prefetched into the cache level chosen (CopyPlan::prefetch_to_l1)
+// or into the other one (L2 for L1, L1 for L2): for the bench's copy choices.
+enum class PrefetchLevelChoice { Chosen, Other };
+PrefetchLevelChoice prefetch_level_choice();
+void set_prefetch_level_choice(PrefetchLevelChoice choice);
+
 }  // namespace tslice

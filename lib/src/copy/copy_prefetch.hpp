@@ -8,7 +8,9 @@
 // in rising order whatever the row's direction, and whole pages where the row covers most of
 // them (reading the rest of a page costs less than leaving a gap in it). Rows read forwards
 // with adjacent elements prefetch into L2 (prefetcht2); rows read backwards, and rows with a
-// line per element, into L1 (prefetcht0): what measured fastest (prefetches_to_l1). A row
+// line per element, into L1 (prefetcht0): what measured fastest (prefetches_to_l1), but for
+// short rows of elements more than two lines apart on Zen 4, which go into L2
+// (CopyPlan::prefetch_to_l1, copy_machine.cpp). A row
 // whose elements lie 1 KiB or more apart, longer than that, also prefetches its own elements
 // 32 on (the column of a matrix: each element on a page of its own, which no hardware
 // prefetcher follows; every 4 KiB of 1 GiB float32 copied in half the time; copy_plan.cpp

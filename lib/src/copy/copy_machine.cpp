@@ -316,10 +316,11 @@ StreamSettings choose_stream_settings(const MachineFacts& facts) {
     // bytes apart, not prefetching them (float32 [:, :, ::40] 25.1 ms against 43.2 into L1,
     // numpy 51.4; [:, :, ::100] 9.3-10.4 against 14.7-15.4 unprefetched, numpy 14.5-15.3;
     // [:, :, ::200] 4.3 against 9.1; uint8 [:, :, ::200] 29.1 against 46.6 into L1, numpy 30.4;
-    // int16 [:, :, ::-100] 15.9 against 39.8); 64 lines ahead into L2 was faster than 128 only
-    // for the sparsest (every 255th float32, 4.6 against 4.8 ms). Rows of elements closer
-    // together were as fast or slower prefetched into L2 (96 to 112 bytes apart, and 128
-    // bytes backwards: 1.0 to 1.3 times slower), so they keep L1. Not measured on other CPUs:
+    // int16 [:, :, ::-100] 15.9 against 39.8); 64 lines ahead into L2 was as fast or slower
+    // than 128 but for every 50th float32 (21.0 against 21.5 ms) and, in one process of two,
+    // every 255th (4.6 against 4.8; in the other neither beat no prefetch). Rows of elements
+    // closer together were as fast or slower prefetched into L2 (96 to 112 bytes apart, and
+    // 128 bytes backwards: 1.0 to 1.3 times slower), so they keep L1. Not measured on other CPUs:
     // only Zen 4 and later (docs/performance-log.md: "Loads of their own for a row's first
     // elements, and sparse rows prefetched into L2").
     if (facts.sparse_band_rows_gain_l2_prefetch) {

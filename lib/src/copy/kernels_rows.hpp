@@ -76,9 +76,10 @@ struct Rows {
     // unrolls numpy's loop), not by a loop whose one load would step through them and jump
     // back: that loop made rows of five float32 1020 bytes apart 1.6 times slower, and rows of
     // eleven 400 bytes apart 1.1 times. Longer rows keep the loop: a streamed copy cuts its
-    // rows where its stage fills, so that the count changes from call to call, and the
-    // switch's jump, mispredicted, made float32 [:, :, ::3] (rows of 342) about 10% slower
-    // (docs/performance-log.md: "Loads of their own for a row's first elements"). On memory
+    // rows where its stage fills, so that the count changes from call to call, and in a
+    // throwaway program that copied float32 [:, :, ::3] (rows of 342) through such a stage the
+    // switch's jump, mispredicted, made the copy 11% slower (docs/performance-log.md: "Loads
+    // of their own for a row's first elements"). On memory
     // the process holds the unrolled loop was as fast as the plain loop or faster; on a file
     // mapping whose pages the copy faults in itself it was slower, why was not measured (no
     // hardware counters on that machine); so it runs only on resident input

@@ -151,10 +151,12 @@ TEST_CASE("kernels: every set's row kernels give the scalar set's bytes") {
             const bool shuffles = name == "stepped" || name == "merged";
             tally.count(set->name, "stepped or merged", shuffles);
             tally.count(set->name, "stepped with slack", name == "stepped" && slack >= 64);
-            // The unrolled loop's elements before the first eight: each count of them, short
-            // rows (no eight at all) and long.
+            // The unrolled loop's elements before the first eight, each count of them, on each
+            // of its paths: the switch alone (rows under 8), the switch before eight (rows of 8
+            // to 15), the loop (rows of 16 or more).
             if (name == "unrolled")
-                tally.count(set->name, "unrolled, " + std::to_string(count % 8) + (count < 8 ? " alone" : " first"));
+                tally.count(set->name, "unrolled, " + std::to_string(count % 8) +
+                                           (count < 8 ? " by the switch alone" : count < 16 ? " by the switch" : " in the loop"));
             // The merged kernel's last output register, loaded and stored in part: rows whose
             // elements do not fill a whole number of registers.
             tally.count(set->name, "merged, ending in part",
@@ -166,8 +168,9 @@ TEST_CASE("kernels: every set's row kernels give the scalar set's bytes") {
     // Per set, so that the same counts are asked of an AVX2-only CPU as of one with AVX-512.
     tally.check_each_set("unrolled", 500);
     for (int head = 1; head < 8; ++head) {
-        tally.check_each_set("unrolled, " + std::to_string(head) + " alone", 3);
-        tally.check_each_set("unrolled, " + std::to_string(head) + " first", 20);
+        tally.check_each_set("unrolled, " + std::to_string(head) + " by the switch alone", 3);
+        tally.check_each_set("unrolled, " + std::to_string(head) + " by the switch", 3);
+        tally.check_each_set("unrolled, " + std::to_string(head) + " in the loop", 20);
     }
     tally.check_each_set("stepped or merged", 150);
     tally.check_each_set_choosing("stepped", "stepped with slack", 40);

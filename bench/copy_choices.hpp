@@ -195,6 +195,7 @@ inline void print_machine_choices() {
     }
     std::printf("prefetch: %lld lines ahead (rows holding that many, twice as many for gathered rows)%s\n",
                 static_cast<long long>(prefetch_lines()), settings.prefetch_why.c_str());
+    if (!settings.kernel_why.empty()) std::printf("row kernels: %s\n", settings.kernel_why.c_str());
 }
 
 // The table, judged: a case passes if no alternative is more than 5% faster than tslice's

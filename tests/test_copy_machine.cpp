@@ -222,3 +222,14 @@ TEST_CASE("copy_machine: on Zen 4, rows ahead in memory tslice holds are counted
     CHECK(settings.resident_rows_ahead_round_up);
     CHECK(settings.prefetch_why.find("at least that far ahead") != std::string::npos);
 }
+
+TEST_CASE("copy_machine: on Zen 4, int16 rows stepping 10 to 14 bytes, read in order, go to the plain loop") {
+    MachineFacts facts;
+    facts.llc_bytes = 32 * kMiB;
+    CHECK_FALSE(choose_stream_settings(facts).plain_loop_for_in_order_int16);
+    CHECK(choose_stream_settings(facts).kernel_why.empty());
+    facts.in_order_int16_rows_gain_plain_loop = true;  // AMD family 0x19 with AVX-512
+    const auto settings = choose_stream_settings(facts);
+    CHECK(settings.plain_loop_for_in_order_int16);
+    CHECK(settings.kernel_why.find("by the plain loop: faster so on AMD Zen 4") != std::string::npos);
+}

@@ -70,6 +70,50 @@ TEST_CASE("copy: rows of fewer lines than the distance are prefetched the whole 
     CHECK(plan_copy(view, InputMemory::Resident).prefetch_ahead == (prefetches ? 4 : 0));
 }
 
+TEST_CASE("copy: int16 rows of elements 10 to 14 bytes apart, read in order, take the plain loop where the machine says") {
+    const bool plain = stream_settings().plain_loop_for_in_order_int16;
+    const Shape cube{4, 64, 1000};
+    const auto view_of = [&](const char* text) {
+        return apply_plan(plan_index(parse_index_expr(text), cube), View::contiguous(cube, 2));
+    };
+    // What the kernel set itself takes for such a row.
+    const auto own_kernel = [](const View& view, InputMemory memory) {
+        const CopyPlan plan = plan_copy(view, memory);
+        kernels::RowKernel own;
+        plan.set->prepare_row(own, plan.inner_stride, 2, plan.row_length, memory == InputMemory::Resident);
+        return std::string(own.name);
+    };
+    for (const char* text : {"[:, :, ::5]", "[:, :, ::6]", "[:, :, ::7]"}) {
+        CAPTURE(text);
+        // Rows 2000 bytes apart, each starting a few bytes after the last one's end: in order.
+        const View in_order = view_of(text);
+        const std::string resident = plan_copy(in_order, InputMemory::Resident).row.name;
+        CHECK(resident == (plain ? "strided" : own_kernel(in_order, InputMemory::Resident)));
+        if (plain) CHECK(plan_copy(in_order, InputMemory::Resident).row.per_element);
+        // A file mapping's copy, and rows not read in order (every other row), keep the set's choice.
+        CHECK(std::string(plan_copy(in_order, InputMemory::Mapped).row.name) ==
+              own_kernel(in_order, InputMemory::Mapped));
+        const View every_other = view_of((std::string("[:, ::2, ") + (text + 7)).c_str());
+        CHECK(std::string(plan_copy(every_other, InputMemory::Resident).row.name) ==
+              own_kernel(every_other, InputMemory::Resident));
+        // The bench's "loop flipped" and "kernel flipped" get the set's loops, not this one.
+        kernels::set_unrolled_choice(kernels::UnrolledChoice::Always);
+        CHECK(std::string(plan_copy(in_order, InputMemory::Resident).row.name) ==
+              own_kernel(in_order, InputMemory::Resident));
+        kernels::set_unrolled_choice(kernels::UnrolledChoice::Chosen);
+        kernels::set_stepped_choice(kernels::SteppedChoice::Always);
+        CHECK(std::string(plan_copy(in_order, InputMemory::Resident).row.name) ==
+              own_kernel(in_order, InputMemory::Resident));
+        kernels::set_stepped_choice(kernels::SteppedChoice::Chosen);
+    }
+    // Every 8th (16 bytes apart) and every 4th (8) keep the set's choice.
+    for (const char* text : {"[:, :, ::8]", "[:, :, ::4]", "[:, :, ::-6]"}) {
+        CAPTURE(text);
+        CHECK(std::string(plan_copy(view_of(text), InputMemory::Resident).row.name) ==
+              own_kernel(view_of(text), InputMemory::Resident));
+    }
+}
+
 TEST_CASE("copy: the prefetch distance is a setting in lines, and none is no prefetching at all") {
     // Rows of 3 float32 8 bytes apart, 32 bytes from row to row: one line a row.
     View view = View::contiguous({1000, 8}, 4);

@@ -203,6 +203,7 @@ MachineFacts read_machine_facts() {
     facts.stepped_rows_gain_streams_and_further_prefetch = facts.own_stream_loop_faster;
     facts.resident_rows_gain_whole_prefetch_distance = facts.own_stream_loop_faster;
     facts.sparse_band_rows_gain_l2_prefetch = facts.own_stream_loop_faster;
+    facts.in_order_int16_rows_gain_plain_loop = facts.own_stream_loop_faster;
 #endif
     facts.streamed_stores_share_fill_buffers = glibc.vendor == GlibcFacts::Vendor::Intel;
     facts.hardware_follows_strided_rows = glibc.vendor == GlibcFacts::Vendor::Amd;
@@ -332,6 +333,25 @@ StreamSettings choose_stream_settings(const MachineFacts& facts) {
         settings.resident_rows_ahead_round_up = true;
         settings.prefetch_why += "; in memory tslice holds, the first row at least that far ahead: faster so on AMD "
                                  "Zen 4";
+    }
+    // int16 every 5th to 7th element (10 to 14 bytes apart), rows read in order: on Zen 4
+    // the plain loop, one load walking the lines in turn, beat both the merged kernel and the
+    // unrolled loop the kernel set takes for memory the process holds. One thread, 1 GiB
+    // int16 (512, 1024, 1024) in memory held, the output streamed, medians of 9 copies
+    // alternating with numpy's on the same buffers, in two layouts of the buffers: [:, :, ::5]
+    // 45.7-46.8 ms against 61.3-62.1 merged and 50.7-53.4 unrolled (numpy 49.5-50.5);
+    // [:, :, ::6] 41.6-41.7 against 50.0-51.0 unrolled (numpy 48.9-49.6); [:, :, ::7]
+    // 38.5-40.0 against 44.9-47.3 (numpy 47.0-49.4); one long row (the whole array as one
+    // axis), every 6th 39.7 against 42.4 unrolled, every 7th 37.1 against 41.4, every 5th
+    // 38.8 against 39.3 merged. Every 8th (16 bytes) gained less (0.94
+    // to 0.96 of the unrolled loop's time, where the stepped kernel took 0.93), and rows not
+    // in order lost (every other row, every 6th element: 1.01 and 1.48 times slower), so
+    // neither changes. Not measured on other CPUs, nor on a file mapping, whose rows keep the
+    // kernel set's choice (docs/performance-log.md: "int16 rows stepping within a line").
+    if (facts.in_order_int16_rows_gain_plain_loop) {
+        settings.plain_loop_for_in_order_int16 = true;
+        settings.kernel_why = "int16 rows of elements 10 to 14 bytes apart, read in order from memory tslice holds, "
+                              "by the plain loop: faster so on AMD Zen 4";
     }
     return settings;
 }

@@ -148,6 +148,20 @@ CopyPlan plan_copy(const View& view, InputMemory memory) {
     }
     plan.bands = plan.method == CopyPlan::Method::Rows && plan.set->prefetch && rank >= 2 &&
                  plan.row_length <= kBandRowElements && layout.shape[rank - 2] >= kBandRows;
+    const auto itemsize = static_cast<std::int64_t>(layout.itemsize);
+    const std::int64_t row_span = (plan.row_length - 1) * plan.inner_stride + itemsize;
+    const std::int64_t row_gap = rank >= 2 ? layout.byte_strides[rank - 2] - row_span : -1;
+    // Rows read in order: in bands, or each starting within a line of where the one before
+    // ended (one row alone is read in order too).
+    const bool reads_in_order = plan.bands || (row_gap >= 0 && row_gap <= 64);
+    if (plan.method == CopyPlan::Method::Rows && memory == InputMemory::Resident && (rank < 2 || reads_in_order) &&
+        itemsize == 2 && plan.inner_stride >= 10 && plan.inner_stride <= 14 &&
+        machine_settings().plain_loop_for_in_order_int16 &&
+        kernels::stepped_choice() == kernels::SteppedChoice::Chosen &&
+        kernels::unrolled_choice() == kernels::UnrolledChoice::Chosen) {
+        // The plain loop (copy_machine.cpp says where it is faster): the scalar set's.
+        kernels::scalar_set().prepare_row(plan.row, plan.inner_stride, layout.itemsize, plan.row_length, true);
+    }
     plan.prefetch_to_l1 = prefetches_to_l1(plan.inner_stride);
     const std::int64_t stride = std::abs(plan.inner_stride);
     std::int64_t ahead_lines = prefetch_lines();
@@ -194,7 +208,6 @@ CopyPlan plan_copy(const View& view, InputMemory memory) {
             plan.lines_ahead = std::max<std::int64_t>(ahead_lines / kSparseAheadDivisor, 1);
     }
     if (prefetch_choice() == PrefetchChoice::Always) return plan;
-    const auto itemsize = static_cast<std::int64_t>(layout.itemsize);
     if (plan.bands && plan.inner_stride == itemsize && plan.row_length * itemsize > kBandUnprefetchedRowBytes)
         plan.prefetch_ahead = 0;
     // So too forward rows the plain loop copies whose elements lie at most a line apart (so
@@ -211,9 +224,6 @@ CopyPlan plan_copy(const View& view, InputMemory memory) {
     // prefetches (float32 [:, ::3, 1::4], every third row, 2.1 times slower without), as do
     // rows running backwards ([:, :, ::-8] 2.8 times) and the rows the stepped kernel takes
     // (float32 [:, :, :128:2] and uint8 [:, :, :512:10], in bands, 1.6 to 1.8 times).
-    const std::int64_t row_span = (plan.row_length - 1) * plan.inner_stride + itemsize;
-    const std::int64_t row_gap = rank >= 2 ? layout.byte_strides[rank - 2] - row_span : -1;
-    const bool reads_in_order = plan.bands || (row_gap >= 0 && row_gap <= 64);
     if (plan.method == CopyPlan::Method::Rows && reads_in_order && plan.row.per_element &&
         plan.inner_stride > itemsize && plan.inner_stride <= 64 && row_span > kBandUnprefetchedRowBytes)
         plan.prefetch_ahead = 0;

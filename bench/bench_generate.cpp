@@ -88,6 +88,9 @@ void generate(const Options& options) {
                                    std::memcpy(dst + i * 8, &v, 8);
                                } else if (kind == "'|u1'") {
                                    dst[i] = static_cast<std::byte>(h);
+                               } else if (kind == "'<i2'") {
+                                   const auto v = static_cast<std::int16_t>(h);
+                                   std::memcpy(dst + i * 2, &v, 2);
                                } else {
                                    die("no generator for " + kind);
                                }

@@ -46,6 +46,7 @@ inline const std::vector<InputSpec>& inputs() {
         {"f4", "'<f4'", 4, {256, 1024, 1024}, {4, 1024, 1024}},
         {"u1", "'|u1'", 1, {1024, 1024, 1024}, {16, 1024, 1024}},
         {"f8", "'<f8'", 8, {128, 1024, 1024}, {2, 1024, 1024}},
+        {"i2", "'<i2'", 2, {512, 1024, 1024}, {8, 1024, 1024}},
         {"rows_f4", "'<f4'", 4, {1000000, 256}, {15625, 256}},
         {"cols_f4", "'<f4'", 4, {4096, 65536}, {64, 65536}},
         {"small_f4", "'<f4'", 4, {16, 16}, {16, 16}},  // 1 KiB of data: the process start-up case
@@ -88,6 +89,10 @@ inline const std::vector<CaseSpec>& cases() {
         {"u1", "[:, :, ::7]", Kind::Stepped},
         {"u1", "[:, :, ::40]", Kind::Stepped},
         {"f4", "[:, :, ::100]", Kind::Stepped},
+        // int16 every 5th and 6th element, rows read in order: numpy's loop took 0.80 and 0.94
+        // of the time of the merged kernel and the unrolled loop, which the plain loop beat.
+        {"i2", "[:, :, ::5]", Kind::Stepped},
+        {"i2", "[:, :, ::6]", Kind::Stepped},
         {"u1", "[:, :, ::-1]", Kind::Reversed},
         {"f8", "[:, :, ::-1]", Kind::Reversed},
         {"rows_f4", "", Kind::GatherRows, 0, "rows_idx"},

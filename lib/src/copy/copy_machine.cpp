@@ -347,11 +347,16 @@ StreamSettings choose_stream_settings(const MachineFacts& facts) {
     // to 0.96 of the unrolled loop's time, where the stepped kernel took 0.93), and rows not
     // in order lost (every other row, every 6th element: 1.01 and 1.48 times slower), so
     // neither changes. Not measured on other CPUs, nor on a file mapping, whose rows keep the
-    // kernel set's choice (docs/performance-log.md: "int16 rows stepping within a line").
-    if (facts.in_order_int16_rows_gain_plain_loop) {
-        settings.plain_loop_for_in_order_int16 = true;
+    // kernel set's choice. From the last-level cache the unrolled loop and the merged kernel
+    // were the faster (inputs of 16 and 32 MiB, 32 MiB of L3: every 5th 1.12 to 1.13 times
+    // slower in the plain loop, every 6th 0.92 to 0.94), so only views spanning more input
+    // than the last-level cache holds take it (64 MiB: every 5th 0.76, every 6th 0.80;
+    // docs/performance-log.md: "int16 rows stepping within a line").
+    if (facts.in_order_int16_rows_gain_plain_loop && facts.llc_bytes && *facts.llc_bytes > 0) {
+        settings.plain_loop_for_in_order_int16_above = *facts.llc_bytes;
         settings.kernel_why = "int16 rows of elements 10 to 14 bytes apart, read in order from memory tslice holds, "
-                              "by the plain loop: faster so on AMD Zen 4";
+                              "by the plain loop where the input spans more than the last-level cache (" +
+                              std::to_string(*facts.llc_bytes >> 20) + " MiB): faster so on AMD Zen 4";
     }
     return settings;
 }

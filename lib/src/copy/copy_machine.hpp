@@ -109,10 +109,11 @@ struct StreamSettings {
     // distance ahead (rounded up) rather than the last within it (rounded down).
     bool resident_rows_ahead_round_up = false;
     std::string prefetch_why;
-    // Whether int16 rows of elements 10 to 14 bytes apart, read in order (in bands, or each
-    // row starting within a line of the last one's end) from memory the process holds, go to
-    // the plain loop, not unrolled, whatever the kernel set would choose.
-    bool plain_loop_for_in_order_int16 = false;
+    // int16 rows of elements 10 to 14 bytes apart, read in order (in bands, or each row
+    // starting within a line of the last one's end) from memory the process holds, go to the
+    // plain loop, not unrolled, whatever the kernel set would choose, where the view spans
+    // more than this many bytes of input (0: never).
+    std::size_t plain_loop_for_in_order_int16_above = 0;
     std::string kernel_why;  // empty, or why the row kernels differ from the kernel set's choice
 };
 

@@ -104,6 +104,14 @@ bool wants_tiles(const View& layout) {
     return rows <= 64 && columns >= 32 && columns >= 2 * rows && layout.shape[rank - 2] >= 2;
 }
 
+// The bytes of input an affine view spans, from its lowest element's first byte to its highest's last.
+std::int64_t span_bytes(const View& layout) {
+    std::int64_t span = static_cast<std::int64_t>(layout.itemsize);
+    for (std::size_t axis = 0; axis < layout.rank(); ++axis)
+        span += (layout.shape[axis] - 1) * std::abs(layout.byte_strides[axis]);
+    return span;
+}
+
 }  // namespace
 
 std::size_t stream_threshold() {
@@ -154,11 +162,12 @@ CopyPlan plan_copy(const View& view, InputMemory memory) {
     // Rows read in order: in bands, or each starting within a line of where the one before
     // ended (one row alone is read in order too).
     const bool reads_in_order = plan.bands || (row_gap >= 0 && row_gap <= 64);
+    const std::size_t plain_above = machine_settings().plain_loop_for_in_order_int16_above;
     if (plan.method == CopyPlan::Method::Rows && memory == InputMemory::Resident && (rank < 2 || reads_in_order) &&
-        itemsize == 2 && plan.inner_stride >= 10 && plan.inner_stride <= 14 &&
-        machine_settings().plain_loop_for_in_order_int16 &&
+        itemsize == 2 && plan.inner_stride >= 10 && plan.inner_stride <= 14 && plain_above > 0 &&
         kernels::stepped_choice() == kernels::SteppedChoice::Chosen &&
-        kernels::unrolled_choice() == kernels::UnrolledChoice::Chosen) {
+        kernels::unrolled_choice() == kernels::UnrolledChoice::Chosen &&
+        static_cast<std::size_t>(span_bytes(layout)) > plain_above) {
         // The plain loop (copy_machine.cpp says where it is faster): the scalar set's.
         kernels::scalar_set().prepare_row(plan.row, plan.inner_stride, layout.itemsize, plan.row_length, true);
     }

@@ -223,18 +223,18 @@ TEST_CASE("copy_machine: on Zen 4, rows ahead in memory tslice holds are counted
     CHECK(settings.prefetch_why.find("at least that far ahead") != std::string::npos);
 }
 
-TEST_CASE("copy_machine: on Zen 4, int16 rows stepping 10 to 14 bytes, read in order, go to the plain loop") {
+TEST_CASE("copy_machine: on Zen 4, int16 and float32 rows stepping 10 to 14 bytes, read in order, go to the plain loop") {
     MachineFacts facts;
     facts.llc_bytes = 32 * kMiB;
-    CHECK(choose_stream_settings(facts).plain_loop_for_in_order_int16_above == 0);
+    CHECK(choose_stream_settings(facts).plain_loop_10_to_14_bytes_apart_above == 0);
     CHECK(choose_stream_settings(facts).kernel_why.empty());
-    facts.in_order_int16_rows_gain_plain_loop = true;  // AMD family 0x19 with AVX-512
+    facts.rows_10_to_14_bytes_apart_gain_plain_loop = true;  // AMD family 0x19 with AVX-512
     const auto settings = choose_stream_settings(facts);
     // Only inputs that the last-level cache cannot hold.
-    CHECK(settings.plain_loop_for_in_order_int16_above == 32 * kMiB);
+    CHECK(settings.plain_loop_10_to_14_bytes_apart_above == 32 * kMiB);
     CHECK(settings.kernel_why.find("by the plain loop where the input spans more than the last-level cache (32 MiB): "
                                    "faster so on AMD Zen 4") != std::string::npos);
     // No last-level cache found: never.
     facts.llc_bytes.reset();
-    CHECK(choose_stream_settings(facts).plain_loop_for_in_order_int16_above == 0);
+    CHECK(choose_stream_settings(facts).plain_loop_10_to_14_bytes_apart_above == 0);
 }

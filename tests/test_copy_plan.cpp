@@ -70,58 +70,73 @@ TEST_CASE("copy: rows of fewer lines than the distance are prefetched the whole 
     CHECK(plan_copy(view, InputMemory::Resident).prefetch_ahead == (prefetches ? 4 : 0));
 }
 
-TEST_CASE("copy: int16 rows of elements 10 to 14 bytes apart, read in order, take the plain loop where the machine says") {
+TEST_CASE("copy: int16 and float32 rows of elements 10 to 14 bytes apart, read in order, take the plain loop where the machine says") {
     // Where the machine takes the plain loop for such rows: views spanning more input than
     // this (plans only: no data is read).
-    const std::size_t above = stream_settings().plain_loop_for_in_order_int16_above;
-    const Shape large{512, 1024, 1024}, small{4, 64, 1024};  // 1 GiB and 512 KiB of int16
-    const auto view_of = [](const Shape& cube, const std::string& text) {
-        return apply_plan(plan_index(parse_index_expr(text), cube), View::contiguous(cube, 2));
+    const std::size_t above = stream_settings().plain_loop_10_to_14_bytes_apart_above;
+    const auto view_of = [](const Shape& cube, std::size_t itemsize, const std::string& text) {
+        return apply_plan(plan_index(parse_index_expr(text), cube), View::contiguous(cube, itemsize));
     };
     // What the kernel set itself takes for such a row.
     const auto own_kernel = [](const View& view, InputMemory memory) {
         const CopyPlan plan = plan_copy(view, memory);
         kernels::RowKernel own;
-        plan.set->prepare_row(own, plan.inner_stride, 2, plan.row_length, memory == InputMemory::Resident);
+        plan.set->prepare_row(own, plan.inner_stride, plan.layout.itemsize, plan.row_length,
+                              memory == InputMemory::Resident);
         return std::string(own.name);
     };
     const auto kernel_of = [](const View& view, InputMemory memory) {
         return std::string(plan_copy(view, memory).row.name);
     };
     const auto resident = InputMemory::Resident;
-    // Rows of 1024 int16 2 KiB apart, whole or cut short, each starting a few bytes after the
-    // last one's end (in order).
-    for (const std::string step : {"5", "6", "7"}) {
-        CAPTURE(step);
-        for (const std::string& text : {"[:, :, ::" + step + "]", "[:, :, :1020:" + step + "]"}) {
-            CAPTURE(text);
-            const View in_order = view_of(large, text);
-            const bool plain = above > 0 && above < (std::size_t{1} << 30);
-            CHECK(kernel_of(in_order, resident) == (plain ? "strided" : own_kernel(in_order, resident)));
-            if (plain) CHECK(plan_copy(in_order, resident).row.per_element);
-            // Input the last-level cache can hold, a file mapping's copy, and rows not read in
-            // order (every other row) keep the set's choice.
-            CHECK(kernel_of(view_of(small, text), resident) == own_kernel(view_of(small, text), resident));
-            CHECK(kernel_of(in_order, InputMemory::Mapped) == own_kernel(in_order, InputMemory::Mapped));
-            const View every_other = view_of(large, "[:, ::2, " + text.substr(7));
-            CHECK(kernel_of(every_other, resident) == own_kernel(every_other, resident));
-            // The bench's "loop flipped" and "kernel flipped" get the set's loops, not this one.
-            kernels::set_unrolled_choice(kernels::UnrolledChoice::Always);
-            CHECK(kernel_of(in_order, resident) == own_kernel(in_order, resident));
-            kernels::set_unrolled_choice(kernels::UnrolledChoice::Chosen);
-            kernels::set_stepped_choice(kernels::SteppedChoice::Always);
-            CHECK(kernel_of(in_order, resident) == own_kernel(in_order, resident));
-            kernels::set_stepped_choice(kernels::SteppedChoice::Chosen);
+    struct Case {
+        std::size_t itemsize;
+        Shape large, small;  // 1 GiB, and 512 KiB
+        std::vector<std::string> steps;
+    };
+    const Case cases[] = {{2, {512, 1024, 1024}, {4, 64, 1024}, {"5", "6", "7"}},
+                          {4, {256, 1024, 1024}, {2, 64, 1024}, {"3"}}};
+    for (const Case& c : cases) {
+        CAPTURE(c.itemsize);
+        // Rows of 1024 elements, whole or cut short, each starting a few bytes after the last
+        // one's end (in order).
+        for (const std::string& step : c.steps) {
+            for (const std::string& text : {"[:, :, ::" + step + "]", "[:, :, :1020:" + step + "]"}) {
+                CAPTURE(text);
+                const View in_order = view_of(c.large, c.itemsize, text);
+                const bool plain = above > 0 && above < (std::size_t{1} << 30);
+                CHECK(kernel_of(in_order, resident) == (plain ? "strided" : own_kernel(in_order, resident)));
+                if (plain) CHECK(plan_copy(in_order, resident).row.per_element);
+                // Input the last-level cache can hold, a file mapping's copy, and rows not read
+                // in order (every other row) keep the set's choice.
+                const View small = view_of(c.small, c.itemsize, text);
+                CHECK(kernel_of(small, resident) == own_kernel(small, resident));
+                CHECK(kernel_of(in_order, InputMemory::Mapped) == own_kernel(in_order, InputMemory::Mapped));
+                const View every_other = view_of(c.large, c.itemsize, "[:, ::2, " + text.substr(7));
+                CHECK(kernel_of(every_other, resident) == own_kernel(every_other, resident));
+                // The bench's "loop flipped" and "kernel flipped" get the set's loops, not this one.
+                kernels::set_unrolled_choice(kernels::UnrolledChoice::Always);
+                CHECK(kernel_of(in_order, resident) == own_kernel(in_order, resident));
+                kernels::set_unrolled_choice(kernels::UnrolledChoice::Chosen);
+                kernels::set_stepped_choice(kernels::SteppedChoice::Always);
+                CHECK(kernel_of(in_order, resident) == own_kernel(in_order, resident));
+                kernels::set_stepped_choice(kernels::SteppedChoice::Chosen);
+            }
         }
     }
     // One row alone is read in order too.
-    const View one_row = view_of(Shape{std::int64_t{1} << 29}, "[::6]");
+    const View one_row = view_of(Shape{std::int64_t{1} << 29}, 2, "[::6]");
     REQUIRE(plan_copy(one_row, resident).layout.rank() == 1);
     CHECK(kernel_of(one_row, resident) == (above > 0 ? "strided" : own_kernel(one_row, resident)));
-    // Every 8th (16 bytes apart), every 4th (8) and every 6th backwards keep the set's choice.
-    for (const char* text : {"[:, :, ::8]", "[:, :, ::4]", "[:, :, ::-6]"}) {
+    // int16 every 8th (16 bytes apart), every 4th (8) and every 6th backwards, uint8 every
+    // 12th, float32 every 4th (16) and float64 every 2nd (16) keep the set's choice.
+    const std::pair<std::size_t, const char*> others[] = {
+        {2, "[:, :, ::8]"}, {2, "[:, :, ::4]"}, {2, "[:, :, ::-6]"}, {1, "[:, :, ::12]"}, {4, "[:, :, ::4]"}, {8, "[:, :, ::2]"}};
+    for (const auto& [itemsize, text] : others) {
+        CAPTURE(itemsize);
         CAPTURE(text);
-        CHECK(kernel_of(view_of(large, text), resident) == own_kernel(view_of(large, text), resident));
+        const View view = view_of({128, 1024, 1024}, itemsize, text);
+        CHECK(kernel_of(view, resident) == own_kernel(view, resident));
     }
 }
 

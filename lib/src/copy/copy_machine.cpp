@@ -203,7 +203,7 @@ MachineFacts read_machine_facts() {
     facts.stepped_rows_gain_streams_and_further_prefetch = facts.own_stream_loop_faster;
     facts.resident_rows_gain_whole_prefetch_distance = facts.own_stream_loop_faster;
     facts.sparse_band_rows_gain_l2_prefetch = facts.own_stream_loop_faster;
-    facts.in_order_int16_rows_gain_plain_loop = facts.own_stream_loop_faster;
+    facts.rows_10_to_14_bytes_apart_gain_plain_loop = facts.own_stream_loop_faster;
 #endif
     facts.streamed_stores_share_fill_buffers = glibc.vendor == GlibcFacts::Vendor::Intel;
     facts.hardware_follows_strided_rows = glibc.vendor == GlibcFacts::Vendor::Amd;
@@ -334,28 +334,31 @@ StreamSettings choose_stream_settings(const MachineFacts& facts) {
         settings.prefetch_why += "; in memory tslice holds, the first row at least that far ahead: faster so on AMD "
                                  "Zen 4";
     }
-    // int16 every 5th to 7th element (10 to 14 bytes apart), rows read in order: on Zen 4
-    // the plain loop, one load walking the lines in turn, beat both the merged kernel and the
-    // unrolled loop the kernel set takes for memory the process holds. One thread, 1 GiB
-    // int16 (512, 1024, 1024) in memory held, the output streamed, medians of 9 copies
-    // alternating with numpy's on the same buffers, in two layouts of the buffers: [:, :, ::5]
-    // 45.7-46.8 ms against 61.3-62.1 merged and 50.7-53.4 unrolled (numpy 49.5-50.5);
-    // [:, :, ::6] 41.6-41.7 against 50.0-51.0 unrolled (numpy 48.9-49.6); [:, :, ::7]
-    // 38.5-40.0 against 44.9-47.3 (numpy 47.0-49.4); one long row (the whole array as one
-    // axis), every 6th 39.7 against 42.4 unrolled, every 7th 37.1 against 41.4, every 5th
-    // 38.8 against 39.3 merged. Every 8th (16 bytes) gained less (0.94
-    // to 0.96 of the unrolled loop's time, where the stepped kernel took 0.93), and rows not
-    // in order lost (every other row, every 6th element: 1.01 and 1.48 times slower), so
-    // neither changes. Not measured on other CPUs, nor on a file mapping, whose rows keep the
-    // kernel set's choice. From the last-level cache the unrolled loop and the merged kernel
-    // were the faster (inputs of 16 and 32 MiB, 32 MiB of L3: every 5th 1.12 to 1.13 times
-    // slower in the plain loop, every 6th 0.92 to 0.94), so only views spanning more input
-    // than the last-level cache holds take it (64 MiB: every 5th 0.76, every 6th 0.80;
-    // docs/performance-log.md: "int16 rows stepping within a line").
-    if (facts.in_order_int16_rows_gain_plain_loop && facts.llc_bytes && *facts.llc_bytes > 0) {
-        settings.plain_loop_for_in_order_int16_above = *facts.llc_bytes;
-        settings.kernel_why = "int16 rows of elements 10 to 14 bytes apart, read in order from memory tslice holds, "
-                              "by the plain loop where the input spans more than the last-level cache (" +
+    // int16 every 5th to 7th element and float32 every 3rd (10 to 14 bytes apart), rows read
+    // in order: on Zen 4 the plain loop, one load walking the lines in turn, beat both the
+    // merged kernel and the unrolled loop the kernel set takes for memory the process holds.
+    // One thread, 1 GiB inputs in memory held, the output streamed, the kernels' loops aligned
+    // (see CMakeLists.txt), medians of 7 copies beside the chosen one in the bench's copy
+    // choices: int16 [:, :, ::5] 47.1 ms against 63.1 merged and 65.0 unrolled (numpy 52.9),
+    // [:, :, ::6] 43.5 against 52.8 unrolled (numpy 51.1), float32 [:, :, ::3] 44.7 against
+    // 48.1 unrolled (numpy 47.6). In numpy's process, on its arrays (a harness around the
+    // library, medians of 9, two layouts of the buffers): int16 [:, :, ::7] 38.5-40.0 against
+    // 44.9-47.3 unrolled; one long row (the whole array as one axis), every 6th 39.7 against
+    // 42.4, every 7th 37.1 against 41.4, every 5th 38.8 against 39.3 merged; float32 every 3rd
+    // 43.5 against 45.8. Every 8th int16 (16 bytes) gained less (0.94 to 0.96 of the unrolled
+    // loop's time, where the stepped kernel took 0.93), uint8 every 10th to 14th was within 2%
+    // either way, and rows not in order lost (int16, every other row, every 6th element: 1.01
+    // and 1.48 times slower), so none of those changes. From the last-level cache the
+    // unrolled loop and the merged kernel were the faster (int16 inputs of 16 and 32 MiB, 32
+    // MiB of L3: every 5th 1.12 to 1.13 times slower in the plain loop, every 6th 0.92 to
+    // 0.94), so only views spanning more input than the last-level cache holds take it (64
+    // MiB: every 5th 0.76, every 6th 0.80). Not measured on other CPUs, nor on a file
+    // mapping, whose rows keep the kernel set's choice (docs/performance-log.md: "The copy
+    // kernels' loops aligned, and the plain loop for rows 10 to 14 bytes apart").
+    if (facts.rows_10_to_14_bytes_apart_gain_plain_loop && facts.llc_bytes && *facts.llc_bytes > 0) {
+        settings.plain_loop_10_to_14_bytes_apart_above = *facts.llc_bytes;
+        settings.kernel_why = "int16 and float32 rows of elements 10 to 14 bytes apart, read in order from memory "
+                              "tslice holds, by the plain loop where the input spans more than the last-level cache (" +
                               std::to_string(*facts.llc_bytes >> 20) + " MiB): faster so on AMD Zen 4";
     }
     return settings;

@@ -71,10 +71,11 @@ struct MachineFacts {
     // elements more than two lines apart, copied in bands, faster with the rows ahead
     // prefetched into L2, twice as far, than into L1 or not at all.
     bool sparse_band_rows_gain_l2_prefetch = false;
-    // An AMD CPU of family 0x19 or later with AVX-512 (Zen 4 and later): int16 rows of
-    // elements 10 to 14 bytes apart, read in order from memory the process holds, copied
-    // faster by the plain loop, not unrolled, than by the merged kernel or the unrolled loop.
-    bool in_order_int16_rows_gain_plain_loop = false;
+    // An AMD CPU of family 0x19 or later with AVX-512 (Zen 4 and later): int16 and float32
+    // rows of elements 10 to 14 bytes apart, read in order from memory the process holds,
+    // copied faster by the plain loop, not unrolled, than by the merged kernel or the
+    // unrolled loop.
+    bool rows_10_to_14_bytes_apart_gain_plain_loop = false;
 };
 
 MachineFacts read_machine_facts();
@@ -109,11 +110,11 @@ struct StreamSettings {
     // distance ahead (rounded up) rather than the last within it (rounded down).
     bool resident_rows_ahead_round_up = false;
     std::string prefetch_why;
-    // int16 rows of elements 10 to 14 bytes apart, read in order (in bands, or each row
-    // starting within a line of the last one's end) from memory the process holds, go to the
-    // plain loop, not unrolled, whatever the kernel set would choose, where the view spans
-    // more than this many bytes of input (0: never).
-    std::size_t plain_loop_for_in_order_int16_above = 0;
+    // int16 and float32 rows of elements 10 to 14 bytes apart, read in order (in bands, or
+    // each row starting within a line of the last one's end) from memory the process holds,
+    // go to the plain loop, not unrolled, whatever the kernel set would choose, where the view
+    // spans more than this many bytes of input (0: never).
+    std::size_t plain_loop_10_to_14_bytes_apart_above = 0;
     std::string kernel_why;  // empty, or why the row kernels differ from the kernel set's choice
 };
 

@@ -162,9 +162,9 @@ CopyPlan plan_copy(const View& view, InputMemory memory) {
     // Rows read in order: in bands, or each starting within a line of where the one before
     // ended (one row alone is read in order too).
     const bool reads_in_order = plan.bands || (row_gap >= 0 && row_gap <= 64);
-    const std::size_t plain_above = machine_settings().plain_loop_for_in_order_int16_above;
+    const std::size_t plain_above = machine_settings().plain_loop_10_to_14_bytes_apart_above;
     if (plan.method == CopyPlan::Method::Rows && memory == InputMemory::Resident && (rank < 2 || reads_in_order) &&
-        itemsize == 2 && plan.inner_stride >= 10 && plan.inner_stride <= 14 && plain_above > 0 &&
+        (itemsize == 2 || itemsize == 4) && plan.inner_stride >= 10 && plan.inner_stride <= 14 && plain_above > 0 &&
         kernels::stepped_choice() == kernels::SteppedChoice::Chosen &&
         kernels::unrolled_choice() == kernels::UnrolledChoice::Chosen &&
         static_cast<std::size_t>(span_bytes(layout)) > plain_above) {

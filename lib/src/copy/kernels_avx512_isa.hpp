@@ -70,7 +70,9 @@ struct Avx512 {
     // without prefetches (copy_plan.cpp): 47.8-49.1 ms against 56.0-56.7 shuffled, numpy
     // 57-59 (Zen 4, 1 GiB in memory held, one thread, medians of 5, two alternating runs); the
     // tool, on a mapping, was as fast either way (three runs of 10 to 14 alternating pairs,
-    // medians 0.98 to 1.09 of each other, fastest runs within 2%).
+    // medians 0.98 to 1.09 of each other, fastest runs within 2%). (On Zen 4 such rows, and
+    // int16 every 5th to 7th, read in order from more input than the last-level cache holds,
+    // go to the plain loop, not unrolled: copy_machine.cpp.)
     template <std::size_t S>
     static constexpr std::int64_t stepped_most_bytes() {
         return S == 1 ? (Vbmi ? 12 : 8) : S == 2 ? 10 : S == 4 ? 8 : 0;

@@ -104,14 +104,6 @@ bool wants_tiles(const View& layout) {
     return rows <= 64 && columns >= 32 && columns >= 2 * rows && layout.shape[rank - 2] >= 2;
 }
 
-// The bytes of input an affine view spans, from its lowest element's first byte to its highest's last.
-std::int64_t span_bytes(const View& layout) {
-    std::int64_t span = static_cast<std::int64_t>(layout.itemsize);
-    for (std::size_t axis = 0; axis < layout.rank(); ++axis)
-        span += (layout.shape[axis] - 1) * std::abs(layout.byte_strides[axis]);
-    return span;
-}
-
 }  // namespace
 
 std::size_t stream_threshold() {
@@ -159,17 +151,19 @@ CopyPlan plan_copy(const View& view, InputMemory memory) {
     const auto itemsize = static_cast<std::int64_t>(layout.itemsize);
     const std::int64_t row_span = (plan.row_length - 1) * plan.inner_stride + itemsize;
     const std::int64_t row_gap = rank >= 2 ? layout.byte_strides[rank - 2] - row_span : -1;
-    // Rows read in order: in bands, or each starting within a line of where the one before
-    // ended (one row alone is read in order too).
+    // Rows read in order: in bands, or each starting within a line of where the one before ended.
     const bool reads_in_order = plan.bands || (row_gap >= 0 && row_gap <= 64);
+    // Where the machine says (copy_machine.cpp), the plain loop, the scalar set's, for rows read
+    // in order (or one row alone) from more input than the last-level cache holds: only the
+    // plan knows the order and the input's extent, the kernel set only the row.
     const std::size_t plain_above = machine_settings().plain_loop_10_to_14_bytes_apart_above;
-    if (plan.method == CopyPlan::Method::Rows && memory == InputMemory::Resident && (rank < 2 || reads_in_order) &&
-        (itemsize == 2 || itemsize == 4) && plan.inner_stride >= 10 && plan.inner_stride <= 14 && plain_above > 0 &&
-        kernels::stepped_choice() == kernels::SteppedChoice::Chosen &&
-        kernels::unrolled_choice() == kernels::UnrolledChoice::Chosen &&
-        static_cast<std::size_t>(span_bytes(layout)) > plain_above) {
-        // The plain loop (copy_machine.cpp says where it is faster): the scalar set's.
-        kernels::scalar_set().prepare_row(plan.row, plan.inner_stride, layout.itemsize, plan.row_length, true);
+    if (plain_above > 0 && plan.method == CopyPlan::Method::Rows && memory == InputMemory::Resident &&
+        (rank < 2 || reads_in_order) && (itemsize == 2 || itemsize == 4) && plan.inner_stride >= 10 &&
+        plan.inner_stride <= 14 && kernels::stepped_choice() == kernels::SteppedChoice::Chosen &&
+        kernels::unrolled_choice() == kernels::UnrolledChoice::Chosen) {
+        const View::Span input = layout.span_of(0, layout.element_count());
+        if (static_cast<std::size_t>(input.end - input.begin) > plain_above)
+            kernels::scalar_set().prepare_row(plan.row, plan.inner_stride, layout.itemsize, plan.row_length, true);
     }
     plan.prefetch_to_l1 = prefetches_to_l1(plan.inner_stride);
     const std::int64_t stride = std::abs(plan.inner_stride);
